@@ -1,0 +1,163 @@
+#include "config.h"
+
+#include <fnmatch.h>
+
+#include <charconv>
+#include <cmath>
+#include <set>
+
+namespace twinrail::hostrouted {
+namespace {
+
+using nlohmann::json;
+
+// CONFIG_DB holds strings; a hand-written config_db.json may hold numbers and booleans.
+std::string asText(const json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+    if (v.is_number()) return v.dump();
+    return "";
+}
+
+struct FieldReader {
+    const json& row;
+    std::string where;
+    std::optional<ConfigError> error;
+
+    std::optional<std::string> text(const std::string& field) {
+        auto it = row.find(field);
+        if (it == row.end()) return std::nullopt;
+        if (!it->is_string() && !it->is_number() && !it->is_boolean()) {
+            fail(field, "must be a string, number or boolean");
+            return std::nullopt;
+        }
+        return asText(*it);
+    }
+    void fail(const std::string& field, const std::string& what) {
+        if (!error) error = ConfigError{where + " field " + field, what};
+    }
+    void boolean(const std::string& field, bool& out) {
+        auto t = text(field);
+        if (!t) return;
+        if (*t == "true" || *t == "enabled" || *t == "on") out = true;
+        else if (*t == "false" || *t == "disabled" || *t == "off") out = false;
+        else fail(field, "\"" + *t + "\" is not true/false");
+    }
+    template <typename Int>
+    void integer(const std::string& field, Int& out, long long lo, long long hi) {
+        auto t = text(field);
+        if (!t) return;
+        long long v = 0;
+        auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
+        if (ec != std::errc() || end != t->data() + t->size())
+            return fail(field, "\"" + *t + "\" is not a whole number");
+        if (v < lo || v > hi)
+            return fail(field, std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
+                                   std::to_string(hi));
+        out = static_cast<Int>(v);
+    }
+    void seconds(const std::string& field, std::chrono::milliseconds& out, double lo, double hi) {
+        auto t = text(field);
+        if (!t) return;
+        double v = 0;
+        auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
+        if (ec != std::errc() || end != t->data() + t->size() || !std::isfinite(v))
+            return fail(field, "\"" + *t + "\" is not a number of seconds");
+        if (v < lo || v > hi)
+            return fail(field, *t + " s is outside " + std::to_string(lo) + ".." +
+                                   std::to_string(hi) + " s");
+        out = std::chrono::milliseconds(static_cast<long long>(std::llround(v * 1000)));
+    }
+    void rejectUnknown(const std::set<std::string>& known) {
+        for (auto it = row.begin(); it != row.end(); ++it)
+            if (known.count(it.key()) == 0) fail(it.key(), "unknown field (typo?)");
+    }
+};
+
+std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
+    const std::string where = "HOSTROUTED|global";
+    if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
+    FieldReader r{row, where, std::nullopt};
+    r.rejectUnknown({"route_table", "route_protocol", "ipv4", "ipv6", "accept_evpn",
+                     "manage_frr", "proxy_arp", "proxy_nd", "keepalive", "holdtime",
+                     "max_routes", "max_routes_per_port", "route_rate", "route_burst",
+                     "audit_interval"});
+    // zebra's `ip import-table` accepts 1-252; 253-255 are the kernel's own tables.
+    r.integer("route_table", cfg.routeTable, 1, 252);
+    // 186-198 are routing daemons' protocol numbers that zebra treats as its own.
+    r.integer("route_protocol", cfg.routeProtocol, 199, 254);
+    r.boolean("ipv4", cfg.ipv4);
+    r.boolean("ipv6", cfg.ipv6);
+    r.boolean("accept_evpn", cfg.acceptEvpn);
+    r.boolean("manage_frr", cfg.manageFrr);
+    r.boolean("proxy_arp", cfg.proxyArp);
+    r.boolean("proxy_nd", cfg.proxyNd);
+    r.seconds("keepalive", cfg.keepalive, 0, 3600);
+    r.seconds("holdtime", cfg.holdtime, 0.1, 86400);
+    r.integer("max_routes", cfg.maxRoutes, 1, 10'000'000);
+    r.integer("max_routes_per_port", cfg.maxRoutesPerPort, 1, 10'000'000);
+    long long rate = static_cast<long long>(cfg.routeRate);
+    r.integer("route_rate", rate, 1, 10'000'000);
+    cfg.routeRate = static_cast<double>(rate);
+    r.integer("route_burst", cfg.routeBurst, 1, 10'000'000);
+    long long audit = cfg.auditInterval.count();
+    r.integer("audit_interval", audit, 0, 86400);
+    cfg.auditInterval = std::chrono::seconds(audit);
+    if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive)
+        r.fail("holdtime", "must be at least twice keepalive, so one lost probe is not a "
+                           "withdrawal");
+    return r.error;
+}
+
+}  // namespace
+
+bool Config::managesInterface(const std::string& ifname) const {
+    for (const auto& pattern : interfaces)
+        if (fnmatch(pattern.c_str(), ifname.c_str(), 0) == 0) return true;
+    return false;
+}
+
+std::variant<Config, ConfigError> parseConfig(const json& configDb) {
+    Config cfg;
+    if (!configDb.is_object()) return ConfigError{"config", "top level must be a JSON object"};
+    if (auto it = configDb.find("HOSTROUTED"); it != configDb.end()) {
+        if (!it->is_object()) return ConfigError{"HOSTROUTED", "must be an object of keys"};
+        for (auto row = it->begin(); row != it->end(); ++row) {
+            if (row.key() != "global")
+                return ConfigError{"HOSTROUTED|" + row.key(), "unknown key; only 'global'"};
+            if (auto err = parseGlobal(row.value(), cfg)) return *err;
+        }
+    }
+    if (auto it = configDb.find("HOSTROUTED_INTERFACE"); it != configDb.end()) {
+        if (!it->is_object())
+            return ConfigError{"HOSTROUTED_INTERFACE", "must be an object of keys"};
+        for (auto row = it->begin(); row != it->end(); ++row) {
+            std::string where = "HOSTROUTED_INTERFACE|" + row.key();
+            if (row.key().empty() || row.key().size() > 64 ||
+                row.key().find_first_of(" /|") != std::string::npos)
+                return ConfigError{where, "not a valid interface name or pattern"};
+            if (!row.value().is_object()) return ConfigError{where, "must be an object"};
+            FieldReader r{row.value(), where, std::nullopt};
+            r.rejectUnknown({"enabled", "NULL"});  // "NULL": SONiC's empty-row marker
+            bool enabled = true;
+            r.boolean("enabled", enabled);
+            if (r.error) return *r.error;
+            if (enabled) cfg.interfaces.push_back(row.key());
+        }
+    }
+    return cfg;
+}
+
+std::variant<std::monostate, ConfigError> checkRuntimeChange(const Config& running,
+                                                             const Config& next) {
+    if (running.routeTable != next.routeTable)
+        return ConfigError{"HOSTROUTED|global field route_table",
+                           "cannot change while running (every route would move); restart "
+                           "hostrouted"};
+    if (running.routeProtocol != next.routeProtocol)
+        return ConfigError{"HOSTROUTED|global field route_protocol",
+                           "cannot change while running; restart hostrouted"};
+    return std::monostate{};
+}
+
+}  // namespace twinrail::hostrouted

@@ -1,0 +1,50 @@
+// hostrouted's configuration, parsed from the config_db.json shape that both the file
+// and CONFIG_DB produce:
+//   HOSTROUTED|global            daemon-wide settings (all optional)
+//   HOSTROUTED_INTERFACE|<name>  host-facing ports; <name> may be a glob ("Ethernet*")
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace twinrail::hostrouted {
+
+struct Config {
+    uint32_t routeTable = 10;      // IPv4 host routes; zebra `ip import-table`
+    uint8_t routeProtocol = 201;   // marks our routes; also IPv6 routes in the main table
+    bool ipv4 = true;
+    bool ipv6 = true;
+    bool acceptEvpn = true;        // NTF_EXT_LEARNED entries synced by EVPN multihoming
+    bool manageFrr = false;
+    bool proxyArp = false;
+    bool proxyNd = false;
+    std::chrono::milliseconds keepalive{3000};  // 0 turns probing off
+    std::chrono::milliseconds holdtime{9000};
+    uint32_t maxRoutes = 16384;
+    uint32_t maxRoutesPerPort = 1024;
+    double routeRate = 2000.0;  // new routes per second
+    uint32_t routeBurst = 4000;
+    std::chrono::seconds auditInterval{300};  // periodic full re-dump and reconcile
+    std::vector<std::string> interfaces;      // names or glob patterns
+
+    bool managesInterface(const std::string& ifname) const;
+    bool operator==(const Config&) const = default;
+};
+
+struct ConfigError {
+    std::string where;  // e.g. "HOSTROUTED|global field holdtime"
+    std::string what;
+    std::string str() const { return where + ": " + what; }
+};
+
+std::variant<Config, ConfigError> parseConfig(const nlohmann::json& configDb);
+
+// Only settings that cannot change under a running daemon without moving every route.
+std::variant<std::monostate, ConfigError> checkRuntimeChange(const Config& running,
+                                                             const Config& next);
+
+}  // namespace twinrail::hostrouted

@@ -1,0 +1,348 @@
+#include "daemon.h"
+
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "frr_requirements.h"
+#include "state_rows.h"
+#include "twinrail/common/log.h"
+#include "twinrail/common/notify.h"
+
+namespace twinrail::hostrouted {
+namespace {
+
+constexpr auto kStatsPeriod = std::chrono::seconds(1);
+constexpr auto kSnapshotDebounce = std::chrono::milliseconds(200);
+
+Limits limitsOf(const Config& c) {
+    return Limits{c.maxRoutes, c.maxRoutesPerPort, c.routeRate, c.routeBurst};
+}
+Liveness livenessOf(const Config& c) { return Liveness{c.keepalive, c.holdtime}; }
+PolicyOptions policyOf(const Config& c) { return PolicyOptions{c.ipv4, c.ipv6, c.acceptEvpn}; }
+
+bool writeSysctl(const std::string& path, const char* value) {
+    std::ofstream f(path);
+    f << value;
+    return static_cast<bool>(f);
+}
+
+}  // namespace
+
+Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
+               netlink::RouteProgrammer& routes)
+    : io_(io), cfg_(std::move(config)), options_(std::move(options)), routes_(routes),
+      registry_(*this, limitsOf(cfg_), livenessOf(cfg_)), monitor_(io, *this),
+      prober_(io, [this](int ifindex, const IpAddr& ip) {
+          registry_.hostSeen(ifindex, ip, Clock::now());
+          afterWork();
+      }),
+      vtysh_(io, options_.vtysh), registryTimer_(io), auditTimer_(io), statsTimer_(io),
+      snapshotTimer_(io) {}
+
+Daemon::~Daemon() { stop(); }
+
+void Daemon::start() {
+    auto now = Clock::now();
+    // Routes from a previous run are adopted, not flushed: unchanged hosts see no change.
+    size_t adopted = 0;
+    for (int family : {AF_INET, AF_INET6}) {
+        uint32_t table = family == AF_INET ? cfg_.routeTable : RT_TABLE_MAIN;
+        for (const auto& route : routes_.dump(family, table, cfg_.routeProtocol)) {
+            registry_.adoptRoute(route, now);
+            ++adopted;
+        }
+    }
+    prober_.start();
+    auto before = registry_.stats();
+    monitor_.start();
+    const auto& after = registry_.stats();
+    log::notice("start-up reconcile: ", adopted, " routes found in the kernel, ",
+                after.withdrawn - before.withdrawn, " removed (host gone), ",
+                after.added - before.added, " added, ", registry_.installedCount(),
+                " installed now");
+    if (options_.stateDb) {
+        stateDb_ = std::make_unique<redis::Client>(io_, *options_.stateDb, options_.stateDbId,
+                                                   "STATE_DB");
+        hostTable_ = std::make_unique<redis::StateTable>(
+            io_, *stateDb_, kHostRouteTable, options_.stateDbSeparator,
+            [this](const std::string& key) { return hostRowFor(key); },
+            [this] { return allHostKeys(); });
+        stateDb_->onConnected([this] {
+            hostTable_->resyncAll();
+            publishStats();
+        });
+        stateDb_->start();
+    }
+    checkFrr();
+    armAuditTimer();
+    armStatsTimer();
+    sdNotify("READY=1\nSTATUS=" + std::to_string(registry_.installedCount()) + " host routes");
+}
+
+void Daemon::stop() {
+    for (auto* t : {&registryTimer_, &auditTimer_, &statsTimer_, &snapshotTimer_}) t->cancel();
+    if (stateDb_) stateDb_->stop();
+}
+
+void Daemon::applyConfig(const Config& next) {
+    auto check = checkRuntimeChange(cfg_, next);
+    if (const auto* err = std::get_if<ConfigError>(&check)) {
+        ++configRejected_;
+        log::error("config rejected, keeping the running config: ", err->str());
+        return;
+    }
+    if (next == cfg_) return;
+    bool frrRelevant = next.ipv4 != cfg_.ipv4 || next.ipv6 != cfg_.ipv6 ||
+                       next.manageFrr != cfg_.manageFrr;
+    cfg_ = next;
+    registry_.setLimits(limitsOf(cfg_));
+    registry_.setLiveness(livenessOf(cfg_), Clock::now());
+    log::notice("config applied: ", cfg_.interfaces.size(), " interface patterns");
+    // Managed ports, families or policy may have changed: re-evaluate everything.
+    requestSnapshot("config change");
+    if (frrRelevant) checkFrr();
+    armAuditTimer();
+}
+
+netlink::HostRoute Daemon::routeFor(const IpAddr& ip, int ifindex) const {
+    uint32_t table = ip.isV4() ? cfg_.routeTable : static_cast<uint32_t>(RT_TABLE_MAIN);
+    return netlink::HostRoute{ip, ifindex, table, cfg_.routeProtocol};
+}
+
+void Daemon::onLink(const netlink::LinkState& link, bool removed) {
+    auto it = ports_.find(link.ifindex);
+    bool wasUp = it != ports_.end() && it->second.link.operUp && it->second.managed;
+    if (removed) {
+        if (it != ports_.end()) ports_.erase(it);
+        registry_.portDown(link.ifindex, Clock::now());
+        return;
+    }
+    Port& port = ports_[link.ifindex];
+    port.link = link;
+    port.managed = cfg_.managesInterface(link.name);
+    if (port.managed) applyProxy(port);
+    bool isUp = port.link.operUp && port.managed;
+    if (inSnapshot_) return;
+    if (wasUp && !isUp) {
+        log::info("port ", link.name, " down: withdrawing its host routes");
+        registry_.portDown(link.ifindex, Clock::now());
+    } else if (!wasUp && isUp) {
+        requestSnapshot("port " + link.name + " up");
+    }
+}
+
+void Daemon::onAddress(const netlink::AddressEntry& addr, bool removed) {
+    Port& port = ports_[addr.ifindex];
+    auto& list = port.addresses;
+    auto it = std::find(list.begin(), list.end(), addr.prefix);
+    if (removed && it != list.end()) list.erase(it);
+    if (!removed && it == list.end()) list.push_back(addr.prefix);
+    own_.clear();
+    for (const auto& [idx, p] : ports_)
+        for (const auto& a : p.addresses) own_.insert(a.addr);
+    if (!inSnapshot_ && port.managed) requestSnapshot("address change");
+}
+
+void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
+    static const Port kUnknown;
+    auto it = ports_.find(neigh.ifindex);
+    const Port& port = it == ports_.end() ? kUnknown : it->second;
+    InterfaceView view{port.managed, port.link.operUp, port.addresses};
+    Verdict v = classifyNeighbor(neigh, removed, view, own_, policyOf(cfg_));
+    auto now = Clock::now();
+    if (v.accept) {
+        registry_.accept(neigh, v.source, now);
+    } else {
+        if (port.managed && log::enabled(log::Priority::Debug))
+            log::debug("neighbor ", neigh.ip.str(), " on ", port.link.name, ": ",
+                       reasonName(v.reason));
+        registry_.reject(neigh.ip, now);
+    }
+}
+
+void Daemon::onSnapshotBegin() {
+    inSnapshot_ = true;
+    // Links and addresses are rebuilt from the dump, so vanished ones do not linger.
+    ports_.clear();
+    own_.clear();
+    registry_.beginSnapshot();
+}
+
+void Daemon::onSnapshotEnd() {
+    registry_.endSnapshot(Clock::now());
+    inSnapshot_ = false;
+}
+
+void Daemon::onBurstEnd() { afterWork(); }
+
+void Daemon::installRoute(const IpAddr& ip, int ifindex) {
+    routes_.submit(netlink::RouteOp::Replace, routeFor(ip, ifindex));
+}
+
+void Daemon::removeRoute(const IpAddr& ip, int ifindex) {
+    routes_.submit(netlink::RouteOp::Remove, routeFor(ip, ifindex));
+}
+
+void Daemon::sendProbe(const HostRecord& host) {
+    auto it = ports_.find(host.ifindex);
+    if (it == ports_.end() || !it->second.link.mac) return;
+    ProbeTarget t{host.ifindex, host.ip, host.mac, *it->second.link.mac, IpAddr{}};
+    for (const auto& a : it->second.addresses) {
+        if (host.ip.isV4() && a.contains(host.ip)) t.ourIp = a.addr;
+        // NUD probes come from our link-local address, as the kernel's do.
+        if (host.ip.isV6() && a.addr.isV6() && a.addr.isLinkLocal()) t.ourIp = a.addr;
+    }
+    if (t.ourIp.family() == 0) return;
+    prober_.probe(t);
+}
+
+void Daemon::hostChanged(const IpAddr& ip) {
+    if (hostTable_) hostTable_->markDirty(ip.str());
+}
+
+void Daemon::afterWork() {
+    for (const auto& r : routes_.flush()) {
+        if (r.error == 0) continue;
+        if (r.op == netlink::RouteOp::Remove && r.error == ESRCH) continue;  // already gone
+        log::warning("kernel refused to ", r.op == netlink::RouteOp::Replace ? "add" : "remove",
+                     " host route ", r.route.dst.str(), ": ", std::strerror(r.error));
+        if (r.op == netlink::RouteOp::Replace) registry_.routeFailed(r.route.dst, r.error);
+    }
+    armRegistryTimer();
+}
+
+void Daemon::armRegistryTimer() {
+    auto next = registry_.nextDeadline();
+    if (!next) return;
+    if (registryTimer_.expiry() == *next) return;
+    registryTimer_.expires_at(*next);
+    registryTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec) return;
+        registry_.onTimer(Clock::now());
+        afterWork();
+    });
+}
+
+void Daemon::armAuditTimer() {
+    auditTimer_.cancel();
+    if (cfg_.auditInterval.count() == 0) return;
+    auditTimer_.expires_after(cfg_.auditInterval);
+    auditTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec) return;
+        monitor_.snapshot("periodic audit");
+        armAuditTimer();
+    });
+}
+
+void Daemon::requestSnapshot(const std::string& reason) {
+    if (snapshotQueued_) return;
+    snapshotQueued_ = true;
+    snapshotTimer_.expires_after(kSnapshotDebounce);
+    snapshotTimer_.async_wait([this, reason](const boost::system::error_code& ec) {
+        snapshotQueued_ = false;
+        if (!ec) monitor_.snapshot(reason);
+    });
+}
+
+void Daemon::applyProxy(const Port& port) {
+    const std::string& name = port.link.name;
+    bool want = cfg_.proxyArp || cfg_.proxyNd;
+    if (want == (proxied_.count(name) > 0)) return;
+    const char* v4 = cfg_.proxyArp ? "1" : "0";
+    const char* v6 = cfg_.proxyNd ? "1" : "0";
+    bool ok = writeSysctl("/proc/sys/net/ipv4/conf/" + name + "/proxy_arp", v4) &&
+              writeSysctl("/proc/sys/net/ipv6/conf/" + name + "/proxy_ndp", v6);
+    if (!ok) log::warning("cannot set proxy ARP/ND on ", name);
+    if (want) proxied_.insert(name);
+    else proxied_.erase(name);
+}
+
+void Daemon::checkFrr() {
+    if (!options_.checkFrr || frrCheckRunning_) return;
+    frrCheckRunning_ = true;
+    vtysh_.ensure(requiredFrrLines(cfg_), cfg_.manageFrr, [this](frr::Vtysh::EnsureResult r) {
+        frrCheckRunning_ = false;
+        for (const auto& line : r.added) log::notice("FRR: added '", line.describe(), "'");
+        if (!r.reachable) {
+            frrStatus_ = "unreachable";
+            log::error("FRR: cannot read the running config (", r.error,
+                       "); host routes are in the kernel but may not be advertised");
+            return;
+        }
+        if (!r.error.empty()) log::error("FRR: ", r.error);
+        if (r.missing.empty()) {
+            frrStatus_ = "ok";
+            log::info("FRR: import/redistribute configuration present");
+            return;
+        }
+        frrStatus_ = "missing";
+        for (const auto& line : r.missing)
+            log::error("FRR config missing (host routes will not be advertised): ",
+                       line.describe());
+        if (!cfg_.manageFrr) log::error("FRR: add the lines above, or set manage_frr=true");
+    });
+}
+
+std::optional<redis::Fields> Daemon::hostRowFor(const std::string& key) const {
+    auto ip = IpAddr::parse(key);
+    const HostRecord* rec = ip ? registry_.find(*ip) : nullptr;
+    if (rec == nullptr) return std::nullopt;
+    auto it = ports_.find(rec->ifindex);
+    std::string ifname = it == ports_.end() ? std::to_string(rec->ifindex) : it->second.link.name;
+    return hostRow(*rec, ifname, Clock::now(), std::chrono::system_clock::now());
+}
+
+std::vector<std::string> Daemon::allHostKeys() const {
+    std::vector<std::string> keys;
+    keys.reserve(registry_.size());
+    registry_.forEach([&keys](const HostRecord& r) { keys.push_back(r.ip.str()); });
+    return keys;
+}
+
+void Daemon::armStatsTimer() {
+    statsTimer_.expires_after(kStatsPeriod);
+    statsTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec) return;
+        const auto& s = registry_.stats();
+        if (s.refused > refusedLogged_) {  // one line per period, however hard the storm
+            log::warning("refused ", s.refused - refusedLogged_,
+                         " new hosts over the caps (max_routes ", cfg_.maxRoutes,
+                         ", max_routes_per_port ", cfg_.maxRoutesPerPort, ")");
+            refusedLogged_ = s.refused;
+        }
+        publishStats();
+        armStatsTimer();
+    });
+}
+
+void Daemon::publishStats() {
+    if (!stateDb_ || !stateDb_->connected()) return;
+    const auto& s = registry_.stats();
+    const auto& m = monitor_.stats();
+    std::string key = std::string(kStatsTable) + options_.stateDbSeparator + "global";
+    stateDb_->command({"HSET", key,
+                       "routes", std::to_string(registry_.installedCount()),
+                       "hosts", std::to_string(registry_.size()),
+                       "pending", std::to_string(registry_.pendingCount()),
+                       "added", std::to_string(s.added),
+                       "withdrawn", std::to_string(s.withdrawn),
+                       "refused", std::to_string(s.refused),
+                       "rate_limited", std::to_string(s.rateLimited),
+                       "expired", std::to_string(s.expired),
+                       "resyncs", std::to_string(s.resyncs),
+                       "probes", std::to_string(s.probes),
+                       "moves", std::to_string(s.moves),
+                       "route_errors", std::to_string(s.routeErrors),
+                       "netlink_overflows", std::to_string(m.overflows),
+                       "netlink_malformed", std::to_string(m.malformed),
+                       "config_rejected", std::to_string(configRejected_),
+                       "frr_config", frrStatus_,
+                       "updated", wallClock(Clock::now(), Clock::now(),
+                                            std::chrono::system_clock::now())});
+}
+
+}  // namespace twinrail::hostrouted

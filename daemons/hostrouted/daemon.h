@@ -1,0 +1,101 @@
+// hostrouted's modules on one io_context: the netlink monitor feeds the policy and the
+// registry; the registry's decisions go to the kernel route table (batched per burst),
+// the prober and the STATE_DB publisher. Redis and FRR are side channels: routing
+// never waits for either.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "config.h"
+#include "host_registry.h"
+#include "prober.h"
+#include "twinrail/frr/vtysh.h"
+#include "twinrail/netlink/monitor.h"
+#include "twinrail/netlink/route_table.h"
+#include "twinrail/redis/client.h"
+#include "twinrail/redis/state_table.h"
+
+namespace twinrail::hostrouted {
+
+struct DaemonOptions {
+    std::optional<redis::Endpoint> stateDb;  // none: do not publish
+    int stateDbId = 6;
+    char stateDbSeparator = '|';
+    frr::VtyshOptions vtysh;
+    bool checkFrr = true;
+};
+
+class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
+public:
+    Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
+           netlink::RouteProgrammer& routes);
+    ~Daemon() override;
+
+    void start();  // adopt existing routes, first snapshot, reconcile; throws on failure
+    void stop();   // leaves every route in place
+    void applyConfig(const Config& next);
+
+    // NetlinkObserver
+    void onLink(const netlink::LinkState& link, bool removed) override;
+    void onAddress(const netlink::AddressEntry& addr, bool removed) override;
+    void onNeighbor(const netlink::NeighborEntry& neigh, bool removed) override;
+    void onSnapshotBegin() override;
+    void onSnapshotEnd() override;
+    void onBurstEnd() override;
+
+    // RegistryActions
+    void installRoute(const IpAddr& ip, int ifindex) override;
+    void removeRoute(const IpAddr& ip, int ifindex) override;
+    void sendProbe(const HostRecord& host) override;
+    void hostChanged(const IpAddr& ip) override;
+
+    const HostRegistry& registry() const { return registry_; }
+
+private:
+    struct Port {
+        netlink::LinkState link;
+        bool managed = false;
+        std::vector<IpPrefix> addresses;
+    };
+
+    netlink::HostRoute routeFor(const IpAddr& ip, int ifindex) const;
+    void afterWork();
+    void armRegistryTimer();
+    void armAuditTimer();
+    void armStatsTimer();
+    void requestSnapshot(const std::string& reason);
+    void applyProxy(const Port& port);
+    void checkFrr();
+    void publishStats();
+    std::optional<redis::Fields> hostRowFor(const std::string& key) const;
+    std::vector<std::string> allHostKeys() const;
+
+    boost::asio::io_context& io_;
+    Config cfg_;
+    DaemonOptions options_;
+    netlink::RouteProgrammer& routes_;
+    HostRegistry registry_;
+    netlink::NetlinkMonitor monitor_;
+    Prober prober_;
+    frr::Vtysh vtysh_;
+    std::unordered_map<int, Port> ports_;
+    std::set<IpAddr> own_;
+    std::set<std::string> proxied_;
+    std::unique_ptr<redis::Client> stateDb_;
+    std::unique_ptr<redis::StateTable> hostTable_;
+    boost::asio::steady_timer registryTimer_, auditTimer_, statsTimer_, snapshotTimer_;
+    bool inSnapshot_ = false;
+    bool snapshotQueued_ = false;
+    bool frrCheckRunning_ = false;
+    std::string frrStatus_ = "unchecked";
+    uint64_t refusedLogged_ = 0;
+    uint64_t configRejected_ = 0;
+};
+
+}  // namespace twinrail::hostrouted

@@ -1,0 +1,291 @@
+#include "host_registry.h"
+
+#include <linux/neighbour.h>
+
+#include <algorithm>
+
+namespace twinrail::hostrouted {
+namespace {
+// Refills are computed in floating point; without this slack a bucket that should hold
+// one token can hold 0.9999999 and the timer would fire again at the same instant.
+constexpr double kTokenSlack = 1e-6;
+constexpr auto kMinTokenWait = std::chrono::microseconds(100);
+}  // namespace
+
+std::string_view routeStateName(RouteState s) {
+    switch (s) {
+        case RouteState::Installed: return "installed";
+        case RouteState::Pending: return "pending";
+        case RouteState::Unresponsive: return "unresponsive";
+        case RouteState::Failed: return "failed";
+    }
+    return "unknown";
+}
+
+bool HostRecord::probed() const {
+    return source == Source::Local && (nudState & (NUD_PERMANENT | NUD_NOARP)) == 0;
+}
+
+HostRegistry::HostRegistry(RegistryActions& actions, Limits limits, Liveness liveness)
+    : actions_(actions), limits_(limits), liveness_(liveness),
+      tokens_(static_cast<double>(limits.burst)) {}
+
+HostRecord* HostRegistry::lookup(const IpAddr& ip) {
+    auto it = hosts_.find(ip);
+    return it == hosts_.end() ? nullptr : &it->second;
+}
+
+const HostRecord* HostRegistry::find(const IpAddr& ip) const {
+    auto it = hosts_.find(ip);
+    return it == hosts_.end() ? nullptr : &it->second;
+}
+
+bool HostRegistry::portFull(int ifindex) const {
+    auto it = perPort_.find(ifindex);
+    return it != perPort_.end() && it->second >= limits_.maxPerPort;
+}
+
+std::chrono::milliseconds HostRegistry::probeOffset(const IpAddr& ip) const {
+    // A stable per-host phase spreads probes evenly over the keepalive period instead of
+    // sending them in one burst per period (the rdnbrd hotspot).
+    auto period = static_cast<size_t>(std::max<long long>(1, liveness_.keepalive.count()));
+    return std::chrono::milliseconds(IpAddrHash{}(ip) % period);
+}
+
+void HostRegistry::setState(HostRecord& rec, RouteState state, TimePoint now) {
+    if (rec.state == state) return;
+    rec.state = state;
+    rec.since = now;
+    actions_.hostChanged(rec.ip);
+}
+
+void HostRegistry::schedule(const HostRecord& rec, EventKind kind, TimePoint at) {
+    events_.push(Event{at, rec.id, rec.ip, kind});
+}
+
+void HostRegistry::startLiveness(const HostRecord& rec, TimePoint now) {
+    if (liveness_.keepalive.count() == 0 || !rec.probed()) return;
+    schedule(rec, EventKind::Probe, now + probeOffset(rec.ip));
+    schedule(rec, EventKind::Expiry, rec.lastSeen + liveness_.holdtime);
+}
+
+void HostRegistry::setLiveness(Liveness liveness, TimePoint now) {
+    if (liveness.keepalive == liveness_.keepalive && liveness.holdtime == liveness_.holdtime)
+        return;
+    liveness_ = liveness;
+    events_ = {};  // rebuild both schedules under the new timers
+    for (auto& [ip, rec] : hosts_) startLiveness(rec, now);
+}
+
+void HostRegistry::refillTokens(TimePoint now) {
+    if (tokensAt_ != TimePoint{}) {
+        double elapsed = std::chrono::duration<double>(now - tokensAt_).count();
+        tokens_ = std::min(static_cast<double>(limits_.burst),
+                           tokens_ + std::max(0.0, elapsed) * limits_.ratePerSecond);
+    }
+    tokensAt_ = now;
+}
+
+void HostRegistry::install(HostRecord& rec, TimePoint now) {
+    actions_.installRoute(rec.ip, rec.ifindex);
+    if (rec.kernelIfindex == 0) {
+        ++installed_;
+        ++stats_.added;
+    }
+    rec.kernelIfindex = rec.ifindex;
+    setState(rec, RouteState::Installed, now);
+}
+
+void HostRegistry::admit(HostRecord& rec, TimePoint now) {
+    refillTokens(now);
+    if (pending_.empty() && tokens_ >= 1.0 - kTokenSlack) {
+        tokens_ -= 1.0;
+        install(rec, now);
+        return;
+    }
+    ++stats_.rateLimited;
+    pending_.emplace_back(rec.ip, rec.id);
+    setState(rec, RouteState::Pending, now);
+}
+
+void HostRegistry::drainPending(TimePoint now) {
+    refillTokens(now);
+    while (!pending_.empty() && tokens_ >= 1.0 - kTokenSlack) {
+        auto [ip, id] = pending_.front();
+        pending_.pop_front();
+        HostRecord* rec = lookup(ip);
+        if (rec == nullptr || rec->id != id || rec->state != RouteState::Pending) continue;
+        tokens_ -= 1.0;
+        install(*rec, now);
+    }
+}
+
+void HostRegistry::withdraw(HostRecord& rec, RouteState next, TimePoint now) {
+    if (rec.kernelIfindex != 0) {
+        actions_.removeRoute(rec.ip, rec.kernelIfindex);
+        rec.kernelIfindex = 0;
+        --installed_;
+        ++stats_.withdrawn;
+    }
+    setState(rec, next, now);
+}
+
+void HostRegistry::erase(const IpAddr& ip, TimePoint now) {
+    HostRecord* rec = lookup(ip);
+    if (rec == nullptr) return;
+    withdraw(*rec, rec->state, now);
+    if (auto it = perPort_.find(rec->ifindex); it != perPort_.end() && --it->second == 0)
+        perPort_.erase(it);
+    hosts_.erase(ip);  // pending_ and events_ drop stale ids lazily
+    actions_.hostChanged(ip);
+}
+
+void HostRegistry::confirm(HostRecord& rec, TimePoint now) {
+    rec.lastSeen = now;
+    if (rec.state == RouteState::Unresponsive) {
+        admit(rec, now);
+        if (liveness_.keepalive.count() > 0 && rec.probed())
+            schedule(rec, EventKind::Expiry, now + liveness_.holdtime);
+    }
+}
+
+void HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now) {
+    HostRecord* rec = lookup(neigh.ip);
+    if (rec == nullptr) {
+        if (hosts_.size() >= limits_.maxRoutes || portFull(neigh.ifindex)) {
+            ++stats_.refused;
+            return;
+        }
+        HostRecord fresh;
+        fresh.ip = neigh.ip;
+        fresh.ifindex = neigh.ifindex;
+        fresh.mac = neigh.mac;
+        fresh.source = source;
+        fresh.nudState = neigh.state;
+        fresh.since = now;
+        fresh.lastSeen = now;  // a new entry gets one holdtime to prove it is alive
+        fresh.id = nextId_++;
+        rec = &hosts_.emplace(neigh.ip, fresh).first->second;
+        ++perPort_[neigh.ifindex];
+        admit(*rec, now);
+        startLiveness(*rec, now);
+        actions_.hostChanged(rec->ip);
+        return;
+    }
+
+    rec->seen = true;
+    bool wasProbed = rec->probed();
+    bool changed = rec->mac != neigh.mac || rec->source != source || rec->nudState != neigh.state;
+    rec->mac = neigh.mac;
+    rec->source = source;
+    rec->nudState = neigh.state;
+    if (rec->ifindex != neigh.ifindex) {  // the host moved to another port
+        if (auto it = perPort_.find(rec->ifindex); it != perPort_.end() && --it->second == 0)
+            perPort_.erase(it);
+        ++perPort_[neigh.ifindex];
+        rec->ifindex = neigh.ifindex;
+        ++stats_.moves;
+        changed = true;
+    }
+    // Only kernel-confirmed reachability is proof of life; STALE is not.
+    if ((neigh.state & NUD_REACHABLE) != 0 || !rec->probed()) confirm(*rec, now);
+    if ((rec->state == RouteState::Installed && rec->kernelIfindex != rec->ifindex) ||
+        rec->state == RouteState::Failed)
+        install(*rec, now);
+    if (!wasProbed && rec->probed()) startLiveness(*rec, now);
+    if (changed) actions_.hostChanged(rec->ip);
+}
+
+void HostRegistry::reject(const IpAddr& ip, TimePoint now) { erase(ip, now); }
+
+void HostRegistry::hostSeen(int ifindex, const IpAddr& ip, TimePoint now) {
+    HostRecord* rec = lookup(ip);
+    if (rec == nullptr || rec->ifindex != ifindex) return;
+    confirm(*rec, now);
+}
+
+void HostRegistry::portDown(int ifindex, TimePoint now) {
+    std::vector<IpAddr> onPort;
+    for (const auto& [ip, rec] : hosts_)
+        if (rec.ifindex == ifindex) onPort.push_back(ip);
+    for (const auto& ip : onPort) erase(ip, now);
+}
+
+void HostRegistry::adoptRoute(const netlink::HostRoute& route, TimePoint now) {
+    if (lookup(route.dst) != nullptr) return;
+    HostRecord rec;
+    rec.ip = route.dst;
+    rec.ifindex = route.ifindex;
+    rec.kernelIfindex = route.ifindex;
+    rec.state = RouteState::Installed;
+    rec.since = now;
+    rec.lastSeen = now;
+    rec.id = nextId_++;
+    rec.seen = false;  // kept only if the neighbor snapshot still has this host
+    hosts_.emplace(route.dst, rec);
+    ++perPort_[route.ifindex];
+    ++installed_;
+}
+
+void HostRegistry::routeFailed(const IpAddr& ip, int /*error*/) {
+    ++stats_.routeErrors;
+    HostRecord* rec = lookup(ip);
+    if (rec == nullptr || rec->kernelIfindex == 0) return;
+    rec->kernelIfindex = 0;
+    --installed_;
+    setState(*rec, RouteState::Failed, rec->since);
+}
+
+void HostRegistry::beginSnapshot() {
+    snapshotActive_ = true;
+    ++stats_.resyncs;
+    for (auto& [ip, rec] : hosts_) rec.seen = false;
+}
+
+void HostRegistry::endSnapshot(TimePoint now) {
+    snapshotActive_ = false;
+    std::vector<IpAddr> gone;
+    for (const auto& [ip, rec] : hosts_)
+        if (!rec.seen) gone.push_back(ip);
+    for (const auto& ip : gone) erase(ip, now);
+}
+
+void HostRegistry::onTimer(TimePoint now) {
+    drainPending(now);
+    while (!events_.empty() && events_.top().at <= now) {
+        Event ev = events_.top();
+        events_.pop();
+        HostRecord* rec = lookup(ev.ip);
+        if (rec == nullptr || rec->id != ev.id) continue;
+        if (liveness_.keepalive.count() == 0 || !rec->probed()) continue;
+        if (ev.kind == EventKind::Probe) {
+            actions_.sendProbe(*rec);
+            ++stats_.probes;
+            schedule(*rec, EventKind::Probe, now + liveness_.keepalive);
+            continue;
+        }
+        if (rec->state == RouteState::Unresponsive) continue;  // re-armed by confirm()
+        TimePoint deadline = rec->lastSeen + liveness_.holdtime;
+        if (deadline > now) {
+            schedule(*rec, EventKind::Expiry, deadline);
+        } else {
+            ++stats_.expired;
+            withdraw(*rec, RouteState::Unresponsive, now);
+        }
+    }
+}
+
+std::optional<TimePoint> HostRegistry::nextDeadline() const {
+    std::optional<TimePoint> next;
+    if (!events_.empty()) next = events_.top().at;
+    if (!pending_.empty()) {
+        double wait = std::max(0.0, (1.0 - tokens_) / limits_.ratePerSecond);
+        auto waitFor = std::max<Clock::duration>(
+            kMinTokenWait, std::chrono::ceil<Clock::duration>(std::chrono::duration<double>(wait)));
+        auto at = tokensAt_ + waitFor;
+        if (!next || at < *next) next = at;
+    }
+    return next;
+}
+
+}  // namespace twinrail::hostrouted

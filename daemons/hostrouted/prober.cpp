@@ -1,0 +1,215 @@
+#include "prober.h"
+
+#include <arpa/inet.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <netinet/icmp6.h>
+#include <netinet/ip6.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <system_error>
+
+#include "twinrail/common/log.h"
+
+namespace twinrail::hostrouted {
+namespace {
+
+constexpr size_t kIp6Header = 40;
+constexpr uint8_t kIcmp6 = 58;
+
+int openPacketSocket(uint16_t ethertype) {
+    int fd = ::socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ethertype));
+    if (fd < 0) throw std::system_error(errno, std::generic_category(), "packet socket");
+    return fd;
+}
+
+void attachNdFilter(int fd) {
+    // Kernel-side filter: keep only ICMPv6 NS (135) and NA (136) with no extension
+    // headers, so routine IPv6 traffic never reaches user space.
+    sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 6),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kIcmp6, 0, 4),
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 40),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ND_NEIGHBOR_SOLICIT, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ND_NEIGHBOR_ADVERT, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, 0xffff),
+        BPF_STMT(BPF_RET | BPF_K, 0),
+    };
+    sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) != 0)
+        throw std::system_error(errno, std::generic_category(), "attach ND filter");
+}
+
+uint16_t icmp6Checksum(const uint8_t* src, const uint8_t* dst, const uint8_t* icmp,
+                       size_t len) {
+    uint32_t sum = 0;
+    auto add = [&sum](const uint8_t* p, size_t n) {
+        for (size_t i = 0; i + 1 < n; i += 2) sum += static_cast<uint32_t>(p[i] << 8 | p[i + 1]);
+        if (n % 2 != 0) sum += static_cast<uint32_t>(p[n - 1] << 8);
+    };
+    add(src, 16);
+    add(dst, 16);
+    sum += static_cast<uint32_t>(len);
+    sum += kIcmp6;
+    add(icmp, len);
+    while ((sum >> 16) != 0) sum = (sum & 0xffff) + (sum >> 16);
+    return static_cast<uint16_t>(~sum);
+}
+
+}  // namespace
+
+std::array<uint8_t, 28> buildArpRequest(const MacAddr& ourMac, const IpAddr& ourIp,
+                                        const IpAddr& target) {
+    std::array<uint8_t, 28> p{};
+    p[1] = 1;            // htype Ethernet
+    p[2] = 0x08;         // ptype IPv4
+    p[4] = 6;            // hlen
+    p[5] = 4;            // plen
+    p[7] = 1;            // op request
+    std::memcpy(&p[8], ourMac.data(), 6);
+    std::memcpy(&p[14], ourIp.data(), 4);
+    std::memcpy(&p[24], target.data(), 4);
+    return p;
+}
+
+IpAddr solicitedNodeMulticast(const IpAddr& target) {
+    uint8_t b[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0, 0, 0};
+    std::memcpy(&b[13], target.data() + 13, 3);
+    return IpAddr::v6(b);
+}
+
+std::array<uint8_t, 72> buildNeighborSolicitation(const MacAddr& ourMac, const IpAddr& ourIp,
+                                                  const IpAddr& target, const IpAddr& dst) {
+    std::array<uint8_t, 72> p{};
+    p[0] = 0x60;  // version 6
+    p[5] = 32;    // payload: NS (24) + source link-layer option (8)
+    p[6] = kIcmp6;
+    p[7] = 255;   // hop limit: receivers drop ND with anything else
+    std::memcpy(&p[8], ourIp.data(), 16);
+    std::memcpy(&p[24], dst.data(), 16);
+    uint8_t* icmp = &p[kIp6Header];
+    icmp[0] = ND_NEIGHBOR_SOLICIT;
+    std::memcpy(&icmp[8], target.data(), 16);
+    icmp[24] = ND_OPT_SOURCE_LINKADDR;
+    icmp[25] = 1;  // length in units of 8 bytes
+    std::memcpy(&icmp[26], ourMac.data(), 6);
+    uint16_t sum = icmp6Checksum(ourIp.data(), dst.data(), icmp, 32);
+    icmp[2] = static_cast<uint8_t>(sum >> 8);
+    icmp[3] = static_cast<uint8_t>(sum & 0xff);
+    return p;
+}
+
+std::optional<IpAddr> arpSender(const uint8_t* pkt, size_t len) {
+    if (len < 28) return std::nullopt;
+    if (pkt[0] != 0 || pkt[1] != 1 || pkt[2] != 0x08 || pkt[3] != 0 || pkt[4] != 6 ||
+        pkt[5] != 4)
+        return std::nullopt;
+    IpAddr sender = IpAddr::v4(&pkt[14]);
+    if (sender.isUnspecified()) return std::nullopt;  // ARP probe during DAD: not yet a host
+    return sender;
+}
+
+std::optional<IpAddr> ndSender(const uint8_t* pkt, size_t len) {
+    if (len < kIp6Header + 24 || (pkt[0] >> 4) != 6 || pkt[6] != kIcmp6 || pkt[7] != 255)
+        return std::nullopt;
+    const uint8_t* icmp = pkt + kIp6Header;
+    if (icmp[0] == ND_NEIGHBOR_ADVERT) return IpAddr::v6(&icmp[8]);  // target = advertised
+    if (icmp[0] == ND_NEIGHBOR_SOLICIT) {
+        IpAddr src = IpAddr::v6(&pkt[8]);
+        if (!src.isUnspecified()) return src;  // unspecified source: DAD, not a live host
+    }
+    return std::nullopt;
+}
+
+Prober::Prober(boost::asio::io_context& io, SeenHandler onSeen)
+    : arp_(io), nd_(io), onSeen_(std::move(onSeen)) {}
+
+void Prober::start() {
+    arp_.assign(openPacketSocket(ETH_P_ARP));
+    int nd = openPacketSocket(ETH_P_IPV6);
+    nd_.assign(nd);
+    attachNdFilter(nd);
+    armArp();
+    armNd();
+}
+
+bool Prober::probe(const ProbeTarget& t) {
+    sockaddr_ll to{};
+    to.sll_family = AF_PACKET;
+    to.sll_ifindex = t.ifindex;
+    to.sll_halen = 6;
+    ssize_t rc = -1;
+    if (t.target.isV4()) {
+        to.sll_protocol = htons(ETH_P_ARP);
+        MacAddr dst = t.targetMac.value_or(MacAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+        std::memcpy(to.sll_addr, dst.data(), 6);
+        auto pkt = buildArpRequest(t.ourMac, t.ourIp, t.target);
+        rc = ::sendto(arp_.native_handle(), pkt.data(), pkt.size(), 0,
+                      reinterpret_cast<sockaddr*>(&to), sizeof(to));
+    } else {
+        to.sll_protocol = htons(ETH_P_IPV6);
+        IpAddr dst = t.targetMac ? t.target : solicitedNodeMulticast(t.target);
+        MacAddr dmac = t.targetMac.value_or(
+            MacAddr{0x33, 0x33, dst.data()[12], dst.data()[13], dst.data()[14], dst.data()[15]});
+        std::memcpy(to.sll_addr, dmac.data(), 6);
+        auto pkt = buildNeighborSolicitation(t.ourMac, t.ourIp, t.target, dst);
+        rc = ::sendto(nd_.native_handle(), pkt.data(), pkt.size(), 0,
+                      reinterpret_cast<sockaddr*>(&to), sizeof(to));
+    }
+    if (rc < 0) {
+        ++stats_.sendErrors;
+        return false;
+    }
+    ++stats_.sent;
+    return true;
+}
+
+void Prober::armArp() {
+    arp_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                    [this](const boost::system::error_code& ec) {
+                        if (ec) return;
+                        readArp();
+                        armArp();
+                    });
+}
+
+void Prober::armNd() {
+    nd_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                   [this](const boost::system::error_code& ec) {
+                       if (ec) return;
+                       readNd();
+                       armNd();
+                   });
+}
+
+void Prober::readArp() {
+    for (int i = 0; i < 256; ++i) {
+        sockaddr_ll from{};
+        socklen_t fromLen = sizeof(from);
+        ssize_t n = ::recvfrom(arp_.native_handle(), buf_.data(), buf_.size(), 0,
+                               reinterpret_cast<sockaddr*>(&from), &fromLen);
+        if (n < 0) return;
+        if (from.sll_pkttype == PACKET_OUTGOING) continue;  // our own probes
+        ++stats_.received;
+        if (auto ip = arpSender(buf_.data(), static_cast<size_t>(n))) onSeen_(from.sll_ifindex, *ip);
+        else ++stats_.malformed;
+    }
+}
+
+void Prober::readNd() {
+    for (int i = 0; i < 256; ++i) {
+        sockaddr_ll from{};
+        socklen_t fromLen = sizeof(from);
+        ssize_t n = ::recvfrom(nd_.native_handle(), buf_.data(), buf_.size(), 0,
+                               reinterpret_cast<sockaddr*>(&from), &fromLen);
+        if (n < 0) return;
+        if (from.sll_pkttype == PACKET_OUTGOING) continue;
+        ++stats_.received;
+        if (auto ip = ndSender(buf_.data(), static_cast<size_t>(n))) onSeen_(from.sll_ifindex, *ip);
+    }
+}
+
+}  // namespace twinrail::hostrouted

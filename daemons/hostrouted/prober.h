@@ -1,0 +1,64 @@
+// Keepalive probes and proof of life, on the wire. A STALE neighbor says nothing about
+// whether the host is alive, so hostrouted sends its own unicast ARP requests and IPv6
+// neighbor solicitations (like the kernel's NUD probes, but on our schedule) and treats
+// any ARP or NS/NA the host sends as proof of life. Packet sockets see every port in the
+// namespace; the daemon filters by managed port.
+#pragma once
+
+#include <array>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "twinrail/common/ip.h"
+
+namespace twinrail::hostrouted {
+
+struct ProbeTarget {
+    int ifindex = 0;
+    IpAddr target;
+    std::optional<MacAddr> targetMac;  // unicast when known, else broadcast/multicast
+    MacAddr ourMac{};
+    IpAddr ourIp;  // IPv4: our address in the host's subnet; IPv6: our link-local
+};
+
+struct ProberStats {
+    uint64_t sent = 0;
+    uint64_t sendErrors = 0;
+    uint64_t received = 0;
+    uint64_t malformed = 0;
+};
+
+class Prober {
+public:
+    using SeenHandler = std::function<void(int ifindex, const IpAddr& ip)>;
+    Prober(boost::asio::io_context& io, SeenHandler onSeen);
+    void start();  // throws std::system_error when packet sockets cannot be opened
+    bool probe(const ProbeTarget& t);
+    const ProberStats& stats() const { return stats_; }
+
+private:
+    void armArp();
+    void armNd();
+    void readArp();
+    void readNd();
+
+    boost::asio::posix::stream_descriptor arp_;
+    boost::asio::posix::stream_descriptor nd_;
+    SeenHandler onSeen_;
+    ProberStats stats_;
+    std::array<uint8_t, 2048> buf_{};
+};
+
+// Packet builders and parsers, exposed for unit tests.
+std::array<uint8_t, 28> buildArpRequest(const MacAddr& ourMac, const IpAddr& ourIp,
+                                        const IpAddr& target);
+std::array<uint8_t, 72> buildNeighborSolicitation(const MacAddr& ourMac, const IpAddr& ourIp,
+                                                  const IpAddr& target, const IpAddr& dst);
+std::optional<IpAddr> arpSender(const uint8_t* pkt, size_t len);
+std::optional<IpAddr> ndSender(const uint8_t* pkt, size_t len);
+IpAddr solicitedNodeMulticast(const IpAddr& target);
+
+}  // namespace twinrail::hostrouted

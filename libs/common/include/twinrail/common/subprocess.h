@@ -1,0 +1,32 @@
+// Runs a helper program (vtysh) without blocking the event loop: output is read through
+// asio descriptors and the exit is observed through a pidfd, so no SIGCHLD handler and
+// no waitpid() polling are needed.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace twinrail {
+
+struct ProcessResult {
+    int exitCode = -1;  // -1 when the program could not be started or was killed
+    std::string out;
+    std::string err;
+    bool timedOut = false;
+};
+
+using ProcessCallback = std::function<void(ProcessResult)>;
+
+// argv[0] is the program path. The callback runs on the io_context.
+void runProcess(boost::asio::io_context& io, std::vector<std::string> argv,
+                std::chrono::milliseconds timeout, ProcessCallback done);
+
+// Blocking variant for start-up paths and tools that have no loop yet.
+ProcessResult runProcessSync(const std::vector<std::string>& argv,
+                             std::chrono::milliseconds timeout);
+
+}  // namespace twinrail

@@ -1,0 +1,46 @@
+// vtysh as a configuration channel (never per-event work): read the running config and
+// apply small batches, each call asynchronous and bounded by a timeout.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "twinrail/common/subprocess.h"
+#include "twinrail/frr/running_config.h"
+
+namespace twinrail::frr {
+
+struct VtyshOptions {
+    std::string binary = "/usr/bin/vtysh";
+    std::string pathspace;  // FRR -N name; empty for the default instance
+};
+
+class Vtysh {
+public:
+    Vtysh(boost::asio::io_context& io, VtyshOptions options);
+    void run(std::vector<std::string> args, ProcessCallback done);
+    void showRunning(std::function<void(bool ok, std::string text)> done);
+
+    // Checks `required`, adds what is missing when `apply`, re-checks, and reports the
+    // lines still missing (empty = all present) or an error text.
+    struct EnsureResult {
+        bool reachable = false;
+        std::vector<ConfigLine> missing;
+        std::vector<ConfigLine> added;
+        std::string error;
+    };
+    void ensure(std::vector<ConfigLine> required, bool apply,
+                std::function<void(EnsureResult)> done);
+
+private:
+    void applyNext(std::shared_ptr<std::vector<ConfigLine>> todo, RunningConfig running,
+                   std::shared_ptr<EnsureResult> result, std::vector<ConfigLine> required,
+                   std::function<void(EnsureResult)> done);
+
+    boost::asio::io_context& io_;
+    VtyshOptions options_;
+};
+
+}  // namespace twinrail::frr

@@ -1,0 +1,71 @@
+#include "twinrail/frr/vtysh.h"
+
+#include <memory>
+
+namespace twinrail::frr {
+namespace {
+constexpr auto kTimeout = std::chrono::seconds(20);
+}
+
+Vtysh::Vtysh(boost::asio::io_context& io, VtyshOptions options)
+    : io_(io), options_(std::move(options)) {}
+
+void Vtysh::run(std::vector<std::string> args, ProcessCallback done) {
+    std::vector<std::string> argv{options_.binary};
+    if (!options_.pathspace.empty()) argv.insert(argv.end(), {"-N", options_.pathspace});
+    argv.insert(argv.end(), args.begin(), args.end());
+    runProcess(io_, std::move(argv), kTimeout, std::move(done));
+}
+
+void Vtysh::showRunning(std::function<void(bool, std::string)> done) {
+    run({"-c", "show running-config"}, [done = std::move(done)](ProcessResult r) {
+        bool ok = r.exitCode == 0 && r.out.find("frr version") != std::string::npos;
+        done(ok, ok ? std::move(r.out) : (r.err.empty() ? r.out : r.err));
+    });
+}
+
+void Vtysh::ensure(std::vector<ConfigLine> required, bool apply,
+                   std::function<void(EnsureResult)> done) {
+    showRunning([this, required, apply, done = std::move(done)](bool ok, std::string text) {
+        auto result = std::make_shared<EnsureResult>();
+        if (!ok) {
+            result->error = "vtysh failed: " + text;
+            return done(*result);
+        }
+        result->reachable = true;
+        RunningConfig running = RunningConfig::parse(text);
+        auto missing = missingLines(running, required);
+        if (!apply || missing.empty()) {
+            result->missing = std::move(missing);
+            return done(*result);
+        }
+        auto todo = std::make_shared<std::vector<ConfigLine>>(std::move(missing));
+        applyNext(todo, running, result, required, done);
+    });
+}
+
+void Vtysh::applyNext(std::shared_ptr<std::vector<ConfigLine>> todo, RunningConfig running,
+                      std::shared_ptr<EnsureResult> result, std::vector<ConfigLine> required,
+                      std::function<void(EnsureResult)> done) {
+    if (todo->empty()) {
+        // Re-read: what FRR shows, not what we sent, is the truth.
+        showRunning([result, required, done](bool ok, std::string text) {
+            if (!ok) result->error = "vtysh failed after applying: " + text;
+            else result->missing = missingLines(RunningConfig::parse(text), required);
+            done(*result);
+        });
+        return;
+    }
+    ConfigLine line = todo->front();
+    todo->erase(todo->begin());
+    auto args = vtyshAddArgs(running, line);
+    if (args.empty()) return applyNext(todo, running, result, required, done);
+    run(args, [this, todo, running, result, required, done, line](ProcessResult r) {
+        if (r.exitCode == 0) result->added.push_back(line);
+        else if (result->error.empty())
+            result->error = "vtysh rejected '" + line.describe() + "': " + r.out + r.err;
+        applyNext(todo, running, result, required, done);
+    });
+}
+
+}  // namespace twinrail::frr

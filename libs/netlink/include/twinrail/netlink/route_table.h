@@ -1,0 +1,57 @@
+// Programs host routes into one kernel table. Operations are queued and sent in large
+// multi-message datagrams; the kernel acks each one, and failures come back per route.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "twinrail/netlink/types.h"
+
+struct nl_sock;
+
+namespace twinrail::netlink {
+
+enum class RouteOp { Replace, Remove };
+
+struct RouteResult {
+    RouteOp op;
+    HostRoute route;
+    int error = 0;  // errno from the kernel, 0 on success
+};
+
+// The narrow interface the daemon uses; tests put an in-memory fake behind it.
+class RouteProgrammer {
+public:
+    virtual ~RouteProgrammer() = default;
+    virtual void submit(RouteOp op, const HostRoute& route) = 0;
+    virtual std::vector<RouteResult> flush() = 0;
+    // Host routes (/32, /128) of one family in `table` written with `protocol`.
+    virtual std::vector<HostRoute> dump(int family, uint32_t table, uint8_t protocol) = 0;
+};
+
+class KernelRouteTable final : public RouteProgrammer {
+public:
+    KernelRouteTable();
+    ~KernelRouteTable() override;
+    KernelRouteTable(const KernelRouteTable&) = delete;
+    KernelRouteTable& operator=(const KernelRouteTable&) = delete;
+
+    void submit(RouteOp op, const HostRoute& route) override;
+    std::vector<RouteResult> flush() override;
+    std::vector<HostRoute> dump(int family, uint32_t table, uint8_t protocol) override;
+
+private:
+    void sendChunk(size_t first, size_t last, std::vector<RouteResult>& results);
+    struct Pending {
+        RouteOp op;
+        HostRoute route;
+        uint32_t seq;
+        std::vector<uint8_t> bytes;
+    };
+    nl_sock* sock_ = nullptr;
+    std::vector<Pending> pending_;
+    uint32_t nextSeq_ = 1;
+};
+
+}  // namespace twinrail::netlink

@@ -1,0 +1,46 @@
+// Plain views of kernel objects, decoupled from libnl so decision logic and tests never
+// see a netlink message.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "twinrail/common/ip.h"
+
+namespace twinrail::netlink {
+
+struct LinkState {
+    int ifindex = 0;
+    std::string name;
+    bool adminUp = false;
+    bool operUp = false;  // IFF_RUNNING: carrier and admin up
+    std::optional<MacAddr> mac;
+};
+
+struct AddressEntry {
+    int ifindex = 0;
+    IpPrefix prefix;  // the interface's address and its subnet length
+};
+
+struct NeighborEntry {
+    int ifindex = 0;
+    IpAddr ip;
+    std::optional<MacAddr> mac;
+    uint16_t state = 0;  // NUD_* bits
+    uint8_t flags = 0;   // NTF_* bits
+    bool isExtLearned() const;
+    bool isRouter() const;
+};
+
+std::string nudStateName(uint16_t state);
+
+struct HostRoute {
+    IpAddr dst;  // routed as /32 or /128
+    int ifindex = 0;
+    uint32_t table = 0;
+    uint8_t protocol = 0;
+    auto operator<=>(const HostRoute&) const = default;
+};
+
+}  // namespace twinrail::netlink

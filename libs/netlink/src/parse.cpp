@@ -1,0 +1,138 @@
+#include "twinrail/netlink/parse.h"
+
+#include <linux/if.h>
+#include <linux/if_addr.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <netlink/msg.h>
+#include <sys/socket.h>
+
+#include <cstring>
+
+namespace twinrail::netlink {
+
+bool NeighborEntry::isExtLearned() const { return (flags & NTF_EXT_LEARNED) != 0; }
+bool NeighborEntry::isRouter() const { return (flags & NTF_ROUTER) != 0; }
+
+std::string nudStateName(uint16_t state) {
+    switch (state) {
+        case NUD_INCOMPLETE: return "INCOMPLETE";
+        case NUD_REACHABLE: return "REACHABLE";
+        case NUD_STALE: return "STALE";
+        case NUD_DELAY: return "DELAY";
+        case NUD_PROBE: return "PROBE";
+        case NUD_FAILED: return "FAILED";
+        case NUD_NOARP: return "NOARP";
+        case NUD_PERMANENT: return "PERMANENT";
+        case NUD_NONE: return "NONE";
+        default: return "0x" + std::to_string(state);
+    }
+}
+
+namespace {
+
+std::optional<IpAddr> addrAttr(nlattr* attr, int family) {
+    if (attr == nullptr) return std::nullopt;
+    auto* bytes = static_cast<const uint8_t*>(nla_data(attr));
+    if (family == AF_INET && nla_len(attr) == 4) return IpAddr::v4(bytes);
+    if (family == AF_INET6 && nla_len(attr) == 16) return IpAddr::v6(bytes);
+    return std::nullopt;
+}
+
+std::optional<MacAddr> macAttr(nlattr* attr) {
+    if (attr == nullptr || nla_len(attr) != 6) return std::nullopt;
+    MacAddr mac{};
+    std::memcpy(mac.data(), nla_data(attr), 6);
+    return mac;
+}
+
+Decoded decodeLink(nlmsghdr* hdr) {
+    nlattr* tb[IFLA_MAX + 1] = {};
+    if (nlmsg_parse(hdr, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0)
+        return Malformed{"link message with bad attributes"};
+    auto* ifi = static_cast<ifinfomsg*>(nlmsg_data(hdr));
+    LinkMsg msg;
+    msg.removed = hdr->nlmsg_type == RTM_DELLINK;
+    msg.link.ifindex = ifi->ifi_index;
+    msg.link.adminUp = (ifi->ifi_flags & IFF_UP) != 0;
+    msg.link.operUp = (ifi->ifi_flags & IFF_UP) != 0 && (ifi->ifi_flags & IFF_RUNNING) != 0;
+    if (tb[IFLA_IFNAME] != nullptr) {
+        const char* name = static_cast<const char*>(nla_data(tb[IFLA_IFNAME]));
+        msg.link.name.assign(name, strnlen(name, static_cast<size_t>(nla_len(tb[IFLA_IFNAME]))));
+    }
+    if (msg.link.name.empty() && !msg.removed) return Malformed{"link message without a name"};
+    msg.link.mac = macAttr(tb[IFLA_ADDRESS]);
+    return msg;
+}
+
+Decoded decodeAddress(nlmsghdr* hdr) {
+    nlattr* tb[IFA_MAX + 1] = {};
+    if (nlmsg_parse(hdr, sizeof(ifaddrmsg), tb, IFA_MAX, nullptr) < 0)
+        return Malformed{"address message with bad attributes"};
+    auto* ifa = static_cast<ifaddrmsg*>(nlmsg_data(hdr));
+    if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6) return Skipped{};
+    // IFA_LOCAL is the interface's own address on point-to-point links; prefer it.
+    auto ip = addrAttr(tb[IFA_LOCAL] != nullptr ? tb[IFA_LOCAL] : tb[IFA_ADDRESS], ifa->ifa_family);
+    if (!ip) return Malformed{"address message without a usable address"};
+    if (ifa->ifa_prefixlen > ip->maxPrefixLen()) return Malformed{"address prefix too long"};
+    AddressMsg msg;
+    msg.removed = hdr->nlmsg_type == RTM_DELADDR;
+    msg.addr.ifindex = static_cast<int>(ifa->ifa_index);
+    msg.addr.prefix = IpPrefix{*ip, ifa->ifa_prefixlen};
+    return msg;
+}
+
+Decoded decodeNeighbor(nlmsghdr* hdr) {
+    nlattr* tb[NDA_MAX + 1] = {};
+    if (nlmsg_parse(hdr, sizeof(ndmsg), tb, NDA_MAX, nullptr) < 0)
+        return Malformed{"neighbor message with bad attributes"};
+    auto* ndm = static_cast<ndmsg*>(nlmsg_data(hdr));
+    if (ndm->ndm_family != AF_INET && ndm->ndm_family != AF_INET6) return Skipped{};
+    auto ip = addrAttr(tb[NDA_DST], ndm->ndm_family);
+    if (!ip) return Malformed{"neighbor message without a destination address"};
+    NeighborMsg msg;
+    msg.removed = hdr->nlmsg_type == RTM_DELNEIGH;
+    msg.neigh.ifindex = ndm->ndm_ifindex;
+    msg.neigh.ip = *ip;
+    msg.neigh.mac = macAttr(tb[NDA_LLADDR]);
+    msg.neigh.state = ndm->ndm_state;
+    msg.neigh.flags = ndm->ndm_flags;
+    return msg;
+}
+
+Decoded decodeRoute(nlmsghdr* hdr) {
+    nlattr* tb[RTA_MAX + 1] = {};
+    if (nlmsg_parse(hdr, sizeof(rtmsg), tb, RTA_MAX, nullptr) < 0)
+        return Malformed{"route message with bad attributes"};
+    auto* rtm = static_cast<rtmsg*>(nlmsg_data(hdr));
+    if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) return Skipped{};
+    auto dst = addrAttr(tb[RTA_DST], rtm->rtm_family);
+    if (!dst) return Skipped{};  // default routes carry no RTA_DST
+    RouteMsg msg;
+    msg.prefixLen = rtm->rtm_dst_len;
+    msg.route.dst = *dst;
+    msg.route.protocol = rtm->rtm_protocol;
+    msg.route.table = rtm->rtm_table;
+    if (tb[RTA_TABLE] != nullptr && nla_len(tb[RTA_TABLE]) == 4)
+        msg.route.table = nla_get_u32(tb[RTA_TABLE]);
+    if (tb[RTA_OIF] != nullptr && nla_len(tb[RTA_OIF]) == 4)
+        msg.route.ifindex = static_cast<int>(nla_get_u32(tb[RTA_OIF]));
+    return msg;
+}
+
+}  // namespace
+
+Decoded decode(nlmsghdr* hdr) {
+    switch (hdr->nlmsg_type) {
+        case RTM_NEWLINK:
+        case RTM_DELLINK: return decodeLink(hdr);
+        case RTM_NEWADDR:
+        case RTM_DELADDR: return decodeAddress(hdr);
+        case RTM_NEWNEIGH:
+        case RTM_DELNEIGH: return decodeNeighbor(hdr);
+        case RTM_NEWROUTE: return decodeRoute(hdr);
+        default: return Skipped{};
+    }
+}
+
+}  // namespace twinrail::netlink

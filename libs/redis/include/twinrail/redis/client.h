@@ -1,0 +1,79 @@
+// One asynchronous Redis connection on the daemon's io_context (hiredis + an asio
+// adapter), reconnecting with backoff. Nothing here blocks: while Redis is down,
+// commands are refused and the owner republishes after onConnected.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct redisAsyncContext;
+
+namespace twinrail::redis {
+
+struct Endpoint {
+    std::string unixSocket;  // preferred when set
+    std::string host = "127.0.0.1";
+    int port = 6379;
+    std::string describe() const;
+};
+
+struct Value {
+    enum class Type { Nil, String, Integer, Array, Status, Error } type = Type::Nil;
+    std::string str;
+    long long integer = 0;
+    std::vector<Value> elements;
+    bool isError() const { return type == Type::Error; }
+};
+
+using ReplyHandler = std::function<void(const Value&)>;
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+class Client {
+public:
+    Client(boost::asio::io_context& io, Endpoint endpoint, int db, std::string name);
+    ~Client();
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+
+    void start();
+    void stop();
+    bool connected() const { return connected_; }
+    void onConnected(std::function<void()> fn) { onConnected_ = std::move(fn); }
+    void onDisconnected(std::function<void()> fn) { onDisconnected_ = std::move(fn); }
+
+    // Returns false (and drops the command) when not connected. In subscribe mode the
+    // handler stays registered and is called for every message.
+    bool command(const std::vector<std::string>& args, ReplyHandler handler = {});
+    size_t pendingReplies() const { return pending_; }
+
+private:
+    struct Adapter;
+    void connect();
+    void scheduleReconnect();
+    void handleConnect(int status);
+    void handleDisconnect();
+    static void connectCallback(const redisAsyncContext* ac, int status);
+    static void disconnectCallback(const redisAsyncContext* ac, int status);
+    static void replyCallback(redisAsyncContext* ac, void* reply, void* privdata);
+
+    boost::asio::io_context& io_;
+    Endpoint endpoint_;
+    int db_;
+    std::string name_;
+    redisAsyncContext* ctx_ = nullptr;
+    bool connected_ = false;
+    bool stopping_ = false;
+    bool loggedDown_ = false;
+    size_t pending_ = 0;
+    std::chrono::milliseconds backoff_{100};
+    boost::asio::steady_timer reconnectTimer_;
+    std::function<void()> onConnected_, onDisconnected_;
+};
+
+}  // namespace twinrail::redis

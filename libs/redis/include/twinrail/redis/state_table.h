@@ -1,0 +1,52 @@
+// Mirrors one STATE_DB table from an owner that keeps the real state. It stores no copy
+// of the rows: it remembers which keys are dirty and asks the owner for their current
+// fields when it flushes, so a 100k-row table costs the owner's memory only once.
+// On every (re)connect it rewrites the whole table and deletes rows nobody owns.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "twinrail/redis/client.h"
+
+namespace twinrail::redis {
+
+class StateTable {
+public:
+    // rowOf(key): the row's fields, or nullopt when the row no longer exists.
+    using RowSource = std::function<std::optional<Fields>(const std::string& key)>;
+    using KeySource = std::function<std::vector<std::string>()>;
+
+    StateTable(boost::asio::io_context& io, Client& client, std::string table, char separator,
+               RowSource rowOf, KeySource allKeys);
+
+    void markDirty(const std::string& key);
+    void resyncAll();  // call from the client's onConnected
+    size_t dirtyCount() const { return dirty_.size(); }
+
+private:
+    void scheduleFlush();
+    void flush();
+    void scanFrom(const std::string& cursor, std::shared_ptr<std::vector<std::string>> found);
+    void finishResync(const std::vector<std::string>& existing);
+    std::string redisKey(const std::string& key) const;
+
+    boost::asio::io_context& io_;
+    Client& client_;
+    std::string table_;
+    char separator_;
+    RowSource rowOf_;
+    KeySource allKeys_;
+    std::unordered_set<std::string> dirty_;
+    boost::asio::steady_timer flushTimer_;
+    bool flushArmed_ = false;
+    bool resyncing_ = false;
+};
+
+}  // namespace twinrail::redis

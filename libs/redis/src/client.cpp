@@ -1,0 +1,230 @@
+#include "twinrail/redis/client.h"
+
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+#include <boost/asio/posix/stream_descriptor.hpp>
+
+#include "twinrail/common/log.h"
+
+namespace twinrail::redis {
+
+std::string Endpoint::describe() const {
+    return unixSocket.empty() ? host + ":" + std::to_string(port) : "unix:" + unixSocket;
+}
+
+// Bridges hiredis' event hooks to asio readiness waits on the connection's fd. The
+// descriptor never owns the fd (hiredis closes it); `ac` is cleared by the cleanup hook
+// so handlers that fire after the context is gone do nothing.
+struct Client::Adapter : std::enable_shared_from_this<Client::Adapter> {
+    Adapter(boost::asio::io_context& io, redisAsyncContext* c) : fd(io, c->c.fd), ac(c) {}
+    boost::asio::posix::stream_descriptor fd;
+    redisAsyncContext* ac;
+    bool reading = false, writing = false;
+    std::shared_ptr<Adapter> self;  // kept until hiredis calls cleanup
+
+    void waitRead() {
+        fd.async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                      [keep = shared_from_this()](const boost::system::error_code& ec) {
+                          if (ec || keep->ac == nullptr || !keep->reading) return;
+                          redisAsyncHandleRead(keep->ac);
+                          if (keep->ac != nullptr && keep->reading) keep->waitRead();
+                      });
+    }
+    void waitWrite() {
+        fd.async_wait(boost::asio::posix::stream_descriptor::wait_write,
+                      [keep = shared_from_this()](const boost::system::error_code& ec) {
+                          if (ec || keep->ac == nullptr || !keep->writing) return;
+                          keep->writing = false;
+                          redisAsyncHandleWrite(keep->ac);
+                      });
+    }
+    static void addRead(void* p) {
+        auto* a = static_cast<Adapter*>(p);
+        if (!a->reading) {
+            a->reading = true;
+            a->waitRead();
+        }
+    }
+    static void delRead(void* p) { static_cast<Adapter*>(p)->reading = false; }
+    static void addWrite(void* p) {
+        auto* a = static_cast<Adapter*>(p);
+        if (!a->writing) {
+            a->writing = true;
+            a->waitWrite();
+        }
+    }
+    static void delWrite(void* p) { static_cast<Adapter*>(p)->writing = false; }
+    static void cleanup(void* p) {
+        auto* a = static_cast<Adapter*>(p);
+        a->ac = nullptr;
+        a->reading = a->writing = false;
+        boost::system::error_code ignored;
+        a->fd.cancel(ignored);
+        a->fd.release();
+        a->self.reset();  // may destroy the adapter once pending handlers finish
+    }
+};
+
+Client::Client(boost::asio::io_context& io, Endpoint endpoint, int db, std::string name)
+    : io_(io), endpoint_(std::move(endpoint)), db_(db), name_(std::move(name)),
+      reconnectTimer_(io) {}
+
+Client::~Client() { stop(); }
+
+void Client::start() {
+    stopping_ = false;
+    connect();
+}
+
+void Client::stop() {
+    stopping_ = true;
+    reconnectTimer_.cancel();
+    if (ctx_ != nullptr) {
+        redisAsyncContext* c = ctx_;
+        ctx_ = nullptr;
+        connected_ = false;
+        c->data = nullptr;
+        redisAsyncFree(c);
+    }
+}
+
+void Client::connect() {
+    redisAsyncContext* c = endpoint_.unixSocket.empty()
+                               ? redisAsyncConnect(endpoint_.host.c_str(), endpoint_.port)
+                               : redisAsyncConnectUnix(endpoint_.unixSocket.c_str());
+    if (c == nullptr || c->err != 0) {
+        if (!loggedDown_) {
+            log::warning("redis ", name_, ": cannot connect to ", endpoint_.describe(), ": ",
+                         c != nullptr ? c->errstr : "out of memory", "; retrying");
+            loggedDown_ = true;
+        }
+        if (c != nullptr) redisAsyncFree(c);
+        scheduleReconnect();
+        return;
+    }
+    ctx_ = c;
+    c->data = this;
+    auto adapter = std::make_shared<Adapter>(io_, c);
+    adapter->self = adapter;
+    c->ev.data = adapter.get();
+    c->ev.addRead = &Adapter::addRead;
+    c->ev.delRead = &Adapter::delRead;
+    c->ev.addWrite = &Adapter::addWrite;
+    c->ev.delWrite = &Adapter::delWrite;
+    c->ev.cleanup = &Adapter::cleanup;
+    redisAsyncSetConnectCallback(c, &Client::connectCallback);
+    redisAsyncSetDisconnectCallback(c, &Client::disconnectCallback);
+    // SELECT is queued first, so every command the owner sends lands in the right DB.
+    std::string dbArg = std::to_string(db_);
+    const char* argv[] = {"SELECT", dbArg.c_str()};
+    size_t lens[] = {6, dbArg.size()};
+    redisAsyncCommandArgv(c, nullptr, nullptr, 2, argv, lens);
+}
+
+void Client::scheduleReconnect() {
+    if (stopping_) return;
+    reconnectTimer_.expires_after(backoff_);
+    backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(2000));
+    reconnectTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) connect();
+    });
+}
+
+void Client::connectCallback(const redisAsyncContext* ac, int status) {
+    if (auto* self = static_cast<Client*>(ac->data)) self->handleConnect(status);
+}
+
+void Client::disconnectCallback(const redisAsyncContext* ac, int /*status*/) {
+    if (auto* self = static_cast<Client*>(ac->data)) self->handleDisconnect();
+}
+
+void Client::handleConnect(int status) {
+    if (status != REDIS_OK) {
+        // hiredis frees the context after this callback.
+        if (!loggedDown_) {
+            log::warning("redis ", name_, ": cannot connect to ", endpoint_.describe(),
+                         ": ", ctx_ != nullptr ? ctx_->errstr : "", "; retrying");
+            loggedDown_ = true;
+        }
+        ctx_ = nullptr;
+        scheduleReconnect();
+        return;
+    }
+    connected_ = true;
+    loggedDown_ = false;
+    backoff_ = std::chrono::milliseconds(100);
+    log::info("redis ", name_, ": connected to ", endpoint_.describe(), " db ", db_);
+    if (onConnected_) onConnected_();
+}
+
+void Client::handleDisconnect() {
+    bool was = connected_;
+    connected_ = false;
+    ctx_ = nullptr;
+    pending_ = 0;
+    if (was) {
+        log::warning("redis ", name_, ": connection lost; routing continues, state will be "
+                     "republished on reconnect");
+        if (onDisconnected_) onDisconnected_();
+    }
+    scheduleReconnect();
+}
+
+namespace {
+Value convert(const redisReply* r) {
+    Value v;
+    if (r == nullptr) return v;
+    switch (r->type) {
+        case REDIS_REPLY_STRING: v.type = Value::Type::String; break;
+        case REDIS_REPLY_STATUS: v.type = Value::Type::Status; break;
+        case REDIS_REPLY_ERROR: v.type = Value::Type::Error; break;
+        case REDIS_REPLY_INTEGER: v.type = Value::Type::Integer; break;
+        case REDIS_REPLY_ARRAY: v.type = Value::Type::Array; break;
+        default: v.type = Value::Type::Nil; break;
+    }
+    if (r->str != nullptr) v.str.assign(r->str, r->len);
+    v.integer = r->integer;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; ++i)
+        v.elements.push_back(convert(r->element[i]));
+    return v;
+}
+
+struct Pending {
+    ReplyHandler handler;
+    bool persistent;
+};
+}  // namespace
+
+void Client::replyCallback(redisAsyncContext* ac, void* reply, void* privdata) {
+    auto* pending = static_cast<Pending*>(privdata);
+    auto* self = static_cast<Client*>(ac->data);
+    // reply == nullptr means the context is going away: release without calling.
+    if (reply != nullptr && pending->handler) pending->handler(convert(static_cast<redisReply*>(reply)));
+    bool keep = pending->persistent && reply != nullptr && !(ac->c.flags & REDIS_FREEING);
+    if (!keep) {
+        if (self != nullptr && self->pending_ > 0 && !pending->persistent) --self->pending_;
+        delete pending;  // NOLINT: ownership handed through hiredis' void* privdata
+    }
+}
+
+bool Client::command(const std::vector<std::string>& args, ReplyHandler handler) {
+    if (!connected_ || ctx_ == nullptr || args.empty()) return false;
+    std::vector<const char*> argv;
+    std::vector<size_t> lens;
+    for (const auto& a : args) {
+        argv.push_back(a.c_str());
+        lens.push_back(a.size());
+    }
+    bool subscribe = args[0] == "PSUBSCRIBE" || args[0] == "SUBSCRIBE";
+    auto* pending = new Pending{std::move(handler), subscribe};  // NOLINT: see replyCallback
+    if (redisAsyncCommandArgv(ctx_, &Client::replyCallback, pending, static_cast<int>(args.size()),
+                              argv.data(), lens.data()) != REDIS_OK) {
+        delete pending;  // NOLINT
+        return false;
+    }
+    if (!subscribe) ++pending_;
+    return true;
+}
+
+}  // namespace twinrail::redis

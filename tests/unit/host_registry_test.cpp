@@ -1,0 +1,224 @@
+#include "host_registry.h"
+
+#include <gtest/gtest.h>
+#include <linux/neighbour.h>
+
+#include <map>
+
+using namespace twinrail;
+using namespace twinrail::hostrouted;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Records what the registry asked for, and keeps the "kernel table" it implies.
+struct FakeActions : RegistryActions {
+    std::map<IpAddr, int> routes;
+    std::vector<IpAddr> probes;
+    int installs = 0, removes = 0, changes = 0;
+    void installRoute(const IpAddr& ip, int ifindex) override {
+        routes[ip] = ifindex;
+        ++installs;
+    }
+    void removeRoute(const IpAddr& ip, int) override {
+        routes.erase(ip);
+        ++removes;
+    }
+    void sendProbe(const HostRecord& h) override { probes.push_back(h.ip); }
+    void hostChanged(const IpAddr&) override { ++changes; }
+};
+
+netlink::NeighborEntry neigh(const std::string& ip, uint16_t state = NUD_REACHABLE,
+                             int ifindex = 3) {
+    netlink::NeighborEntry n;
+    n.ifindex = ifindex;
+    n.ip = *IpAddr::parse(ip);
+    n.mac = MacAddr{2, 0, 0, 0, 0, 1};
+    n.state = state;
+    return n;
+}
+
+IpAddr ip(const std::string& s) { return *IpAddr::parse(s); }
+
+struct RegistryTest : ::testing::Test {
+    FakeActions actions;
+    TimePoint t0 = TimePoint{} + 1000s;
+    Limits limits{100, 10, 1000.0, 1000};
+    Liveness liveness{1000ms, 3000ms};
+    HostRegistry reg{actions, limits, liveness};
+
+    // Fires the registry's timer at every deadline it asks for, as the daemon does.
+    static void runUntil(HostRegistry& r, TimePoint end) {
+        while (auto next = r.nextDeadline()) {
+            if (*next > end) break;
+            r.onTimer(*next);
+        }
+        r.onTimer(end);
+    }
+    void runUntil(TimePoint end) { runUntil(reg, end); }
+};
+
+}  // namespace
+
+TEST_F(RegistryTest, AcceptInstallsOnceAndRejectRemoves) {
+    reg.accept(neigh("10.1.1.10"), Source::Local, t0);
+    reg.accept(neigh("10.1.1.10"), Source::Local, t0 + 1ms);
+    EXPECT_EQ(actions.installs, 1);
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 3);
+    EXPECT_EQ(reg.installedCount(), 1u);
+    reg.reject(ip("10.1.1.10"), t0 + 2ms);
+    EXPECT_TRUE(actions.routes.empty());
+    EXPECT_EQ(reg.stats().withdrawn, 1u);
+    EXPECT_EQ(reg.size(), 0u);
+}
+
+TEST_F(RegistryTest, HostMovingPortsReplacesRoute) {
+    reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0);
+    reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 1ms);
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 4);
+    EXPECT_EQ(reg.stats().moves, 1u);
+    EXPECT_EQ(reg.installedCount(), 1u);
+}
+
+TEST_F(RegistryTest, PerPortAndGlobalCapsRefuse) {
+    for (int i = 0; i < 15; ++i) reg.accept(neigh("10.1.1." + std::to_string(i + 10)), Source::Local, t0);
+    EXPECT_EQ(reg.size(), 10u);
+    EXPECT_EQ(reg.stats().refused, 5u);
+    for (int port = 4; port < 20; ++port)
+        for (int i = 0; i < 10; ++i)
+            reg.accept(neigh("10." + std::to_string(port) + ".0." + std::to_string(i + 1),
+                             NUD_REACHABLE, port),
+                       Source::Local, t0);
+    EXPECT_EQ(reg.size(), 100u);
+    EXPECT_EQ(reg.stats().refused, 5u + 70u);  // 160 tried, 90 fitted under 100
+}
+
+TEST_F(RegistryTest, RateLimitDefersAndDrains) {
+    HostRegistry slow{actions, Limits{1000, 1000, 10.0, 5}, liveness};
+    for (int i = 0; i < 25; ++i) slow.accept(neigh("10.1.1." + std::to_string(i + 10)), Source::Local, t0);
+    EXPECT_EQ(actions.installs, 5);
+    EXPECT_EQ(slow.pendingCount(), 20u);
+    EXPECT_EQ(slow.stats().rateLimited, 20u);
+    auto next = slow.nextDeadline();
+    ASSERT_TRUE(next.has_value());
+    EXPECT_LE(*next, t0 + 101ms);  // the next token, not the next probe
+    runUntil(slow, t0 + 1s);
+    EXPECT_GE(actions.installs, 14);  // 10 per second after the burst
+    EXPECT_LE(actions.installs, 15);
+    runUntil(slow, t0 + 2s + 1ms);
+    EXPECT_EQ(actions.installs, 25);
+    EXPECT_EQ(slow.pendingCount(), 0u);
+}
+
+TEST_F(RegistryTest, SilentHostIsWithdrawnAtHoldtimeAndReturnsWhenSeen) {
+    reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t0);
+    runUntil(t0 + 2900ms);
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 1u);
+    EXPECT_GE(actions.probes.size(), 2u);  // probed about once per keepalive
+    EXPECT_LE(actions.probes.size(), 3u);
+    runUntil(t0 + 3000ms);
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 0u);  // exactly at holdtime
+    EXPECT_EQ(reg.find(ip("10.1.1.10"))->state, RouteState::Unresponsive);
+    EXPECT_EQ(reg.stats().expired, 1u);
+    runUntil(t0 + 5000ms);
+    EXPECT_GE(actions.probes.size(), 4u);  // still probed while withdrawn
+    reg.hostSeen(3, ip("10.1.1.10"), t0 + 5001ms);
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 1u);
+}
+
+TEST_F(RegistryTest, AnsweringHostStaysAndStaleIsNotProof) {
+    reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t0);
+    for (auto t = t0 + 500ms; t < t0 + 20s; t += 1s) {
+        runUntil(t);
+        reg.hostSeen(3, ip("10.1.1.10"), t);  // replies to each probe
+    }
+    EXPECT_EQ(actions.removes, 0);
+    // STALE events alone do not keep a host alive.
+    for (auto t = t0 + 20s; t < t0 + 30s; t += 500ms) {
+        reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t);
+        runUntil(t);
+    }
+    EXPECT_EQ(actions.removes, 1);
+}
+
+TEST_F(RegistryTest, SeenOnWrongPortIsNotProof) {
+    reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t0);
+    reg.hostSeen(9, ip("10.1.1.10"), t0 + 2s);
+    runUntil(t0 + 3s);
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 0u);
+}
+
+TEST_F(RegistryTest, EvpnAndPermanentAreNotProbedOrExpired) {
+    reg.accept(neigh("10.1.1.20", NUD_NOARP), Source::Evpn, t0);
+    reg.accept(neigh("10.1.1.21", NUD_PERMANENT), Source::Local, t0);
+    runUntil(t0 + 60s);
+    EXPECT_TRUE(actions.probes.empty());
+    EXPECT_EQ(actions.routes.size(), 2u);
+}
+
+TEST_F(RegistryTest, PortDownWithdrawsOnlyThatPort) {
+    reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0);
+    reg.accept(neigh("10.1.1.11", NUD_REACHABLE, 3), Source::Local, t0);
+    reg.accept(neigh("10.2.1.10", NUD_REACHABLE, 4), Source::Local, t0);
+    reg.portDown(3, t0 + 1ms);
+    EXPECT_EQ(actions.routes.size(), 1u);
+    EXPECT_EQ(actions.routes.count(ip("10.2.1.10")), 1u);
+}
+
+TEST_F(RegistryTest, RestartAdoptsUnchangedSweepsGoneAddsNew) {
+    // Routes a previous run left in the kernel.
+    reg.adoptRoute({ip("10.1.1.10"), 3, 10, 201}, t0);
+    reg.adoptRoute({ip("10.1.1.11"), 3, 10, 201}, t0);
+    reg.adoptRoute({ip("10.1.1.12"), 3, 10, 201}, t0);
+    reg.beginSnapshot();
+    reg.accept(neigh("10.1.1.10"), Source::Local, t0);                   // unchanged
+    reg.accept(neigh("10.1.1.11", NUD_REACHABLE, 4), Source::Local, t0);  // moved port
+    reg.accept(neigh("10.1.1.13"), Source::Local, t0);                   // new
+    reg.endSnapshot(t0);                                                 // .12 is gone
+    EXPECT_EQ(actions.installs, 2);  // the move and the new host; .10 untouched
+    EXPECT_EQ(actions.removes, 1);
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 0u);  // never re-written
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.11")), 4);
+    EXPECT_EQ(reg.installedCount(), 3u);
+}
+
+TEST_F(RegistryTest, SnapshotSweepsEntriesMissedDuringOverflow) {
+    reg.accept(neigh("10.1.1.10"), Source::Local, t0);
+    reg.accept(neigh("10.1.1.11"), Source::Local, t0);
+    reg.beginSnapshot();
+    reg.accept(neigh("10.1.1.10"), Source::Local, t0 + 1s);
+    reg.endSnapshot(t0 + 1s);
+    EXPECT_EQ(actions.routes.size(), 1u);
+    EXPECT_EQ(reg.stats().resyncs, 1u);
+}
+
+TEST_F(RegistryTest, FailedRouteIsRetriedOnNextEvent) {
+    reg.accept(neigh("10.1.1.10"), Source::Local, t0);
+    reg.routeFailed(ip("10.1.1.10"), 19);
+    EXPECT_EQ(reg.find(ip("10.1.1.10"))->state, RouteState::Failed);
+    EXPECT_EQ(reg.installedCount(), 0u);
+    reg.accept(neigh("10.1.1.10"), Source::Local, t0 + 1s);
+    EXPECT_EQ(reg.find(ip("10.1.1.10"))->state, RouteState::Installed);
+    EXPECT_EQ(actions.installs, 2);
+}
+
+TEST_F(RegistryTest, ProbesAreSpreadOverThePeriod) {
+    HostRegistry big{actions, Limits{1000, 1000, 1000.0, 1000}, liveness};
+    for (int i = 0; i < 200; ++i)
+        big.accept(neigh("10.1." + std::to_string(i / 100) + "." + std::to_string(i % 100 + 2),
+                         NUD_REACHABLE, 3 + i / 10),
+                   Source::Local, t0);
+    // Count probes in each 100 ms slice of one keepalive period: no slice gets a burst.
+    std::vector<size_t> perSlice;
+    for (int slice = 1; slice <= 10; ++slice) {
+        size_t before = actions.probes.size();
+        runUntil(big, t0 + std::chrono::milliseconds(slice * 100) - 1ns);
+        perSlice.push_back(actions.probes.size() - before);
+    }
+    size_t total = 0;
+    for (auto n : perSlice) {
+        total += n;
+        EXPECT_LE(n, 45u);
+    }
+    EXPECT_EQ(total, 200u);
+}
