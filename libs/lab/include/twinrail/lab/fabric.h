@@ -1,0 +1,59 @@
+// A fabric of network namespaces joined by veth pairs, with one FRR instance (zebra,
+// bgpd, staticd under pathspace -N <namespace>) per switch. Every name carries a
+// per-process prefix so parallel runs cannot collide, and the destructor removes every
+// namespace, process and file it created.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "twinrail/lab/shell.h"
+
+namespace twinrail::lab {
+
+class Fabric {
+public:
+    explicit Fabric(std::string prefix);
+    ~Fabric();
+    Fabric(const Fabric&) = delete;
+    Fabric& operator=(const Fabric&) = delete;
+
+    const std::string& prefix() const { return prefix_; }
+    std::string ns(const std::string& node) const { return prefix_ + node; }
+
+    void addNode(const std::string& node);
+    void link(const std::string& a, const std::string& ifA, const std::string& b,
+              const std::string& ifB);
+    // Runs `command` inside the node's namespace.
+    ShellResult exec(const std::string& node, const std::string& command) const;
+    std::string execOk(const std::string& node, const std::string& command) const;
+
+    void startFrr(const std::string& node, const std::string& config);
+    std::string vtysh(const std::string& node, const std::string& command) const;
+    std::string frrDir(const std::string& node) const;  // /var/run/frr/<ns>
+
+    void teardown();
+
+private:
+    void stopFrr(const std::string& node);
+    std::string prefix_;
+    std::vector<std::string> nodes_;
+    std::vector<std::string> frrNodes_;
+    int vethCounter_ = 0;
+};
+
+// The smallest fabric that shows a host route crossing BGP: one spine, two leaves, a
+// host behind each leaf (h1 on l1:swp3, h2 on l2:swp3) and a spare host port l1:swp4
+// (to h3) for storm tests. Dual-stack subnets:
+//   l1:swp3 10.1.1.1/24 2001:db8:1::1/64   h1 10.1.1.10 2001:db8:1::10
+//   l2:swp3 10.2.2.1/24 2001:db8:2::1/64   h2 10.2.2.10 2001:db8:2::10
+//   l1:swp4 10.8.0.1/16                    h3 10.8.0.10
+// BGP unnumbered between leaves and spine; ipv4 and ipv6 unicast activated.
+void buildMiniFabric(Fabric& fabric);
+
+std::string leafOrSpineFrrConfig(const std::string& hostname, int asn,
+                                 const std::string& routerId,
+                                 const std::vector<std::string>& fabricPorts);
+
+}  // namespace twinrail::lab

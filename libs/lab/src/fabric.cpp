@@ -1,0 +1,141 @@
+#include "twinrail/lab/fabric.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace twinrail::lab {
+namespace {
+constexpr const char* kFrrBin = "/usr/lib/frr";
+}
+
+Fabric::Fabric(std::string prefix) : prefix_(std::move(prefix)) {}
+
+Fabric::~Fabric() { teardown(); }
+
+void Fabric::addNode(const std::string& node) {
+    const std::string n = ns(node);
+    sh("ip netns del " + n + " 2>/dev/null");  // left over from a crashed run
+    shOk("ip netns add " + n);
+    nodes_.push_back(node);
+    execOk(node, "ip link set lo up && sysctl -qw net.ipv4.ip_forward=1 "
+                 "net.ipv6.conf.all.forwarding=1 net.ipv6.conf.all.disable_ipv6=0 "
+                 "net.ipv6.conf.default.disable_ipv6=0 net.ipv4.fib_multipath_hash_policy=1");
+}
+
+void Fabric::link(const std::string& a, const std::string& ifA, const std::string& b,
+                  const std::string& ifB) {
+    const std::string tmpA = prefix_ + "v" + std::to_string(vethCounter_) + "a";
+    const std::string tmpB = prefix_ + "v" + std::to_string(vethCounter_++) + "b";
+    shOk("ip link add " + tmpA + " type veth peer name " + tmpB);
+    shOk("ip link set " + tmpA + " netns " + ns(a) + " && ip link set " + tmpB + " netns " + ns(b));
+    execOk(a, "ip link set " + tmpA + " name " + ifA + " && ip link set " + ifA + " up");
+    execOk(b, "ip link set " + tmpB + " name " + ifB + " && ip link set " + ifB + " up");
+}
+
+ShellResult Fabric::exec(const std::string& node, const std::string& command) const {
+    return sh("ip netns exec " + ns(node) + " bash -c '" + command + "'");
+}
+
+std::string Fabric::execOk(const std::string& node, const std::string& command) const {
+    return shOk("ip netns exec " + ns(node) + " bash -c '" + command + "'");
+}
+
+std::string Fabric::frrDir(const std::string& node) const { return "/var/run/frr/" + ns(node); }
+
+void Fabric::startFrr(const std::string& node, const std::string& config) {
+    const std::string n = ns(node);
+    const std::string run = frrDir(node);
+    const std::string etc = "/etc/frr/" + n;
+    shOk("mkdir -p " + run + " " + etc + " && chown frr:frr " + run + " " + etc);
+    {
+        std::ofstream(etc + "/vtysh.conf") << "service integrated-vtysh-config\n";
+        std::ofstream(run + "/frr.conf") << config;
+    }
+    frrNodes_.push_back(node);
+    for (const std::string daemon : {"zebra", "bgpd", "staticd"}) {
+        std::string extra = daemon == "zebra" ? " -s 90000000" : "";
+        shOk("ip netns exec " + n + " " + kFrrBin + "/" + daemon + " -d -N " + n +
+             " -F datacenter -f /dev/null -i " + run + "/" + daemon + ".pid --log file:" + run +
+             "/" + daemon + ".log -A 127.0.0.1" + extra);
+        // Each daemon is ready when its vty socket exists; zebra must be before bgpd.
+        std::string sock = run + "/" + daemon + ".vty";
+        if (!waitUntil([sock] { return std::filesystem::exists(sock); }, std::chrono::seconds(10)))
+            throw std::runtime_error("FRR " + daemon + " in " + n + " did not start");
+    }
+    shOk("vtysh -N " + n + " -f " + run + "/frr.conf");
+}
+
+std::string Fabric::vtysh(const std::string& node, const std::string& command) const {
+    return sh("vtysh -N " + ns(node) + " -c '" + command + "'").out;
+}
+
+void Fabric::stopFrr(const std::string& node) {
+    const std::string run = frrDir(node);
+    for (const std::string daemon : {"staticd", "bgpd", "zebra"}) {
+        std::string pidFile = run + "/" + daemon + ".pid";
+        sh("test -f " + pidFile + " && kill $(cat " + pidFile + ") 2>/dev/null; "
+           "for i in $(seq 50); do test -f " + pidFile + " && kill -0 $(cat " + pidFile +
+           ") 2>/dev/null || break; sleep 0.1; done; "
+           "test -f " + pidFile + " && kill -9 $(cat " + pidFile + ") 2>/dev/null; true");
+    }
+    sh("rm -rf " + run + " /etc/frr/" + ns(node));
+}
+
+void Fabric::teardown() {
+    for (const auto& node : frrNodes_) stopFrr(node);
+    frrNodes_.clear();
+    for (const auto& node : nodes_) {
+        // Anything still running in the namespace (a daemon under test) goes with it.
+        sh("ip netns pids " + ns(node) + " 2>/dev/null | xargs -r kill -9");
+        sh("ip netns del " + ns(node));
+    }
+    nodes_.clear();
+}
+
+std::string leafOrSpineFrrConfig(const std::string& hostname, int asn,
+                                 const std::string& routerId,
+                                 const std::vector<std::string>& fabricPorts) {
+    std::string c = "frr defaults datacenter\nhostname " + hostname + "\n!\n";
+    c += "router bgp " + std::to_string(asn) + "\n";
+    c += " bgp router-id " + routerId + "\n";
+    c += " no bgp ebgp-requires-policy\n bgp bestpath as-path multipath-relax\n";
+    c += " neighbor FABRIC peer-group\n neighbor FABRIC remote-as external\n";
+    c += " neighbor FABRIC advertisement-interval 0\n neighbor FABRIC timers 3 9\n";
+    for (const auto& p : fabricPorts) c += " neighbor " + p + " interface peer-group FABRIC\n";
+    c += " address-family ipv4 unicast\n  redistribute connected\n  maximum-paths 64\n";
+    c += " exit-address-family\n";
+    c += " address-family ipv6 unicast\n  neighbor FABRIC activate\n  redistribute connected\n";
+    c += "  maximum-paths 64\n exit-address-family\n!\n";
+    return c;
+}
+
+void buildMiniFabric(Fabric& f) {
+    for (const char* node : {"s1", "l1", "l2", "h1", "h2", "h3"}) f.addNode(node);
+    f.link("l1", "swp1", "s1", "swp1");
+    f.link("l2", "swp1", "s1", "swp2");
+    f.link("h1", "eth0", "l1", "swp3");
+    f.link("h2", "eth0", "l2", "swp3");
+    f.link("h3", "eth0", "l1", "swp4");
+    f.execOk("s1", "ip addr add 10.0.0.1/32 dev lo");
+    f.execOk("l1", "ip addr add 10.0.0.11/32 dev lo && ip addr add 10.1.1.1/24 dev swp3 && "
+                   "ip addr add 2001:db8:1::1/64 dev swp3 nodad && ip addr add 10.8.0.1/16 dev swp4");
+    f.execOk("l2", "ip addr add 10.0.0.12/32 dev lo && ip addr add 10.2.2.1/24 dev swp3 && "
+                   "ip addr add 2001:db8:2::1/64 dev swp3 nodad");
+    f.execOk("h1", "ip addr add 10.1.1.10/24 dev eth0 && ip addr add 2001:db8:1::10/64 dev eth0 "
+                   "nodad && ip route add default via 10.1.1.1 && "
+                   "ip -6 route add default via 2001:db8:1::1");
+    f.execOk("h2", "ip addr add 10.2.2.10/24 dev eth0 && ip addr add 2001:db8:2::10/64 dev eth0 "
+                   "nodad && ip route add default via 10.2.2.1 && "
+                   "ip -6 route add default via 2001:db8:2::1");
+    f.execOk("h3", "ip addr add 10.8.0.10/16 dev eth0 && ip route add default via 10.8.0.1");
+    f.startFrr("s1", leafOrSpineFrrConfig("s1", 65001, "10.0.0.1", {"swp1", "swp2"}));
+    f.startFrr("l1", leafOrSpineFrrConfig("l1", 65101, "10.0.0.11", {"swp1"}));
+    f.startFrr("l2", leafOrSpineFrrConfig("l2", 65102, "10.0.0.12", {"swp1"}));
+    // Converged when l2 has learned l1's loopback through the spine.
+    if (!waitUntil([&f] { return f.exec("l2", "ip route show 10.0.0.11").out.find("10.0.0.11") !=
+                                 std::string::npos; },
+                   std::chrono::seconds(60)))
+        throw std::runtime_error("BGP did not converge in the mini fabric");
+}
+
+}  // namespace twinrail::lab

@@ -1,0 +1,168 @@
+// hostrouted as operators run it: state in STATE_DB, Redis outages, CONFIG_DB changes,
+// hostile neighbor storms, bad config, and the FRR configuration check.
+#include <signal.h>
+
+#include "hostrouted_fixture.h"
+
+namespace twinrail::it {
+
+constexpr int kStateDb = 6;
+constexpr int kConfigDb = 4;
+
+TEST_F(HostroutedFabric, StateDbShowsHostsAndSurvivesRedisRestart) {
+    auto& r = redis();
+    auto& d = startHostrouted({"--config", writeConfig(baseConfig()), "--redis-socket", r.socket()});
+    hostSpeaks("h1", "10.1.1.1");
+    auto row = [&r](const std::string& ip) {
+        return r.cli(kStateDb, "HGETALL 'HOST_ROUTE_TABLE|" + ip + "'");
+    };
+    ASSERT_TRUE(waitUntil([&row] { return contains(row("10.1.1.10"), "installed"); }, 10s))
+        << d.log();
+    auto fields = row("10.1.1.10");
+    EXPECT_TRUE(contains(fields, "swp3"));
+    EXPECT_TRUE(contains(fields, "ipv4"));
+    EXPECT_TRUE(contains(fields, "local"));
+    EXPECT_TRUE(contains(fields, "since"));
+    EXPECT_TRUE(waitUntil([&r] {
+        return contains(r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' routes"), "1");
+    }, 5s));
+
+    r.stop();
+    // Routing does not depend on Redis: a host learned while it is down gets its route.
+    exec("l1", "ip neigh add 10.1.1.60 lladdr 02:00:00:00:00:60 dev swp3 extern_learn");
+    EXPECT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.60", "10.1.1.60"); }, 10s));
+    ASSERT_TRUE(d.running());
+
+    r.start();  // empty: everything must be republished
+    EXPECT_TRUE(waitUntil([&row] {
+        return contains(row("10.1.1.10"), "installed") && contains(row("10.1.1.60"), "evpn");
+    }, 10s)) << d.log();
+    // A stale row written by somebody else while we were away is removed on resync.
+    r.cli(kStateDb, "HSET 'HOST_ROUTE_TABLE|10.1.1.99' state installed");
+    r.stop();
+    r.start();
+    r.cli(kStateDb, "HSET 'HOST_ROUTE_TABLE|10.1.1.99' state installed");
+    d.signal(SIGHUP);  // not needed for republish; proves SIGHUP is harmless
+    EXPECT_TRUE(waitUntil([&row] { return contains(row("10.1.1.10"), "installed"); }, 10s));
+}
+
+TEST_F(HostroutedFabric, NeighborStormIsCappedCountedAndSurvived) {
+    auto& r = redis();
+    auto cfg = baseConfig("swp*");
+    cfg["HOSTROUTED_INTERFACE"] = {{"swp3", nlohmann::json::object()},
+                                   {"swp4", nlohmann::json::object()}};
+    cfg["HOSTROUTED"]["global"]["max_routes_per_port"] = "100";
+    // The fake hosts below never answer probes; with probing on they would (correctly)
+    // be withdrawn after the holdtime. This test is about the caps.
+    cfg["HOSTROUTED"]["global"]["keepalive"] = "0";
+    auto& d = startHostrouted({"--config", writeConfig(cfg), "--redis-socket", r.socket()});
+    // 900 neighbors appear on swp4 at once, as a host ARPing for a /16 would cause (the
+    // kernel itself stops creating entries at gc_thresh3, 1024 by default).
+    std::string batch;
+    for (int i = 0; i < 900; ++i)
+        batch += "neigh add 10.8." + std::to_string(1 + i / 250) + "." + std::to_string(1 + i % 250) +
+                 " lladdr 02:00:00:00:" + std::to_string(10 + i / 250) + ":" +
+                 std::to_string(10 + i % 80) + " dev swp4 nud reachable\n";
+    std::ofstream(dir_ + "/storm.batch") << batch;
+    exec("l1", "ip -batch " + dir_ + "/storm.batch");
+    ASSERT_TRUE(waitUntil([&r] {
+        return r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' refused") == "800\n";
+    }, 15s)) << r.cli(kStateDb, "HGETALL 'HOST_ROUTE_STATS|global'");
+    EXPECT_EQ(exec("l1", "ip route show table 10 dev swp4 | wc -l"), "100\n");
+    EXPECT_TRUE(d.running());
+    EXPECT_TRUE(contains(d.log(), "refused 800 new hosts")) << d.log();
+    // Other ports are unaffected by one port's storm.
+    hostSpeaks("h1", "10.1.1.1");
+    EXPECT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 10s));
+}
+
+TEST_F(HostroutedFabric, BadConfigFileExits78NamingTheField) {
+    auto cfg = baseConfig();
+    cfg["HOSTROUTED"]["global"]["holdtime"] = "soon";
+    lab::ChildProcess bad({"ip", "netns", "exec", fabric_->ns("l1"), HOSTROUTED_BIN, "--config",
+                           writeConfig(cfg, "bad.json"), "--no-frr-check"},
+                          dir_ + "/bad.log");
+    EXPECT_EQ(bad.wait(10s), 78);
+    EXPECT_TRUE(contains(bad.log(), "HOSTROUTED|global field holdtime")) << bad.log();
+    EXPECT_TRUE(contains(bad.log(), "<3>")) << "errors carry the systemd priority prefix";
+}
+
+TEST_F(HostroutedFabric, BadConfigAtRuntimeKeepsLastGoodConfig) {
+    const auto path = writeConfig(baseConfig());
+    auto& d = startHostrouted({"--config", path});
+    hostSpeaks("h1", "10.1.1.1");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l1", "ip route show table 10", "10.1.1.10"); }, 10s));
+    auto bad = baseConfig();
+    bad["HOSTROUTED_INTERFACE"] = {{"swp3", {{"enabled", "perhaps"}}}};
+    writeConfig(bad);
+    d.signal(SIGHUP);
+    EXPECT_TRUE(waitUntil([&d] { return contains(d.log(), "keeping the running config"); }, 5s));
+    EXPECT_TRUE(contains(d.log(), "HOSTROUTED_INTERFACE|swp3 field enabled")) << d.log();
+    std::this_thread::sleep_for(1s);
+    EXPECT_TRUE(d.running());
+    EXPECT_TRUE(routeIn("l1", "ip route show table 10", "10.1.1.10"));
+    // A good config that drops the port withdraws its hosts.
+    auto none = baseConfig();
+    none["HOSTROUTED_INTERFACE"] = {{"swp3", {{"enabled", "false"}}}};
+    writeConfig(none);
+    d.signal(SIGHUP);
+    EXPECT_TRUE(waitUntil([this] { return !routeIn("l1", "ip route show table 10", "10.1.1.10"); }, 5s))
+        << d.log();
+}
+
+TEST_F(HostroutedFabric, ConfigDbDrivesTheDaemonLive) {
+    auto& r = redis();
+    r.cli(kConfigDb, "HSET 'HOSTROUTED|global' keepalive 0.5 holdtime 2 manage_frr true");
+    r.cli(kConfigDb, "HSET 'HOSTROUTED_INTERFACE|swp3' NULL NULL");
+    auto& d = startHostrouted({"--redis-socket", r.socket()});
+    hostSpeaks("h1", "10.1.1.1");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 10s))
+        << d.log();
+    // A bad runtime value is rejected with its key and field; the daemon keeps going.
+    r.cli(kConfigDb, "HSET 'HOSTROUTED|global' holdtime never");
+    EXPECT_TRUE(waitUntil([&d] { return contains(d.log(), "HOSTROUTED|global field holdtime"); }, 5s))
+        << d.log();
+    EXPECT_TRUE(d.running());
+    r.cli(kConfigDb, "HSET 'HOSTROUTED|global' holdtime 2");
+    // Removing the port from CONFIG_DB withdraws its host routes, live.
+    r.cli(kConfigDb, "DEL 'HOSTROUTED_INTERFACE|swp3'");
+    EXPECT_TRUE(waitUntil([this] { return !routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 5s))
+        << d.log();
+    r.cli(kConfigDb, "HSET 'HOSTROUTED_INTERFACE|swp*' NULL NULL");
+    EXPECT_TRUE(waitUntil([this] {
+        hostSpeaks("h1", "10.1.1.1");
+        return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10");
+    }, 10s)) << d.log();
+}
+
+TEST_F(HostroutedFabric, FrrCheckNamesMissingLinesAndManageAddsOnlyThose) {
+    auto cfg = baseConfig();
+    cfg["HOSTROUTED"]["global"]["manage_frr"] = "false";
+    auto& check = startHostrouted({"--config", writeConfig(cfg, "check.json")}, "l2");
+    ASSERT_TRUE(waitUntil([&check] { return contains(check.log(), "set manage_frr=true"); }, 10s))
+        << check.log();
+    auto log = check.log();
+    EXPECT_TRUE(contains(log, "FRR config missing (host routes will not be advertised): ip import-table 10"));
+    EXPECT_TRUE(contains(log, "router bgp / address-family ipv4 unicast / redistribute table 10"));
+    check.stop();
+    auto before = fabric_->vtysh("l2", "show running-config");
+    cfg["HOSTROUTED"]["global"]["manage_frr"] = "true";
+    auto& manage = startHostrouted({"--config", writeConfig(cfg, "manage.json")}, "l2");
+    ASSERT_TRUE(waitUntil([&manage] { return contains(manage.log(), "configuration present"); }, 15s))
+        << manage.log();
+    auto after = fabric_->vtysh("l2", "show running-config");
+    EXPECT_TRUE(contains(after, "ip import-table 10"));
+    // Everything that was there before is still there, unchanged.
+    std::istringstream lines(before);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty() && line != "!") {
+            EXPECT_TRUE(contains(after, line)) << line;
+        }
+    // A second start finds nothing to add.
+    manage.stop();
+    auto& again = startHostrouted({"--config", writeConfig(cfg, "manage.json")}, "l2");
+    ASSERT_TRUE(waitUntil([&again] { return contains(again.log(), "configuration present"); }, 15s));
+    EXPECT_FALSE(contains(again.log(), "FRR: added"));
+}
+
+}  // namespace twinrail::it

@@ -1,0 +1,128 @@
+// hostrouted end to end: kernel neighbors on l1 become host routes that l2 learns
+// through BGP via the spine, and go away when the host does.
+#include <signal.h>
+
+#include "hostrouted_fixture.h"
+
+namespace twinrail::it {
+
+constexpr const char* kL1Table = "ip route show table 10";
+constexpr const char* kL2V4 = "ip route show 10.1.1.10";
+constexpr const char* kL2V6 = "ip -6 route show 2001:db8:1::10";
+
+TEST_F(HostroutedFabric, HostRoutesReachTheFarLeafOverBgp) {
+    startHostrouted({"--config", writeConfig(baseConfig())});
+    hostSpeaks("h1", "10.1.1.1");
+    hostSpeaks("h1", "2001:db8:1::1");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l1", kL1Table, "10.1.1.10 dev swp3 proto 201"); }, 10s))
+        << exec("l1", "ip neigh; ip route show table 10");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", kL2V4, "10.1.1.10 nhid"); }, 10s))
+        << exec("l2", "ip route") << fabric_->vtysh("l1", "show running-config");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", kL2V6, "2001:db8:1::10 nhid"); }, 10s))
+        << exec("l2", "ip -6 route") << exec("l1", "ip -6 route; ip -6 neigh");
+    // The /32 is a BGP route, not the leaf's connected subnet.
+    EXPECT_TRUE(routeIn("l2", kL2V4, "proto bgp"));
+    // manage_frr added exactly the lines hostrouted needs.
+    auto running = fabric_->vtysh("l1", "show running-config");
+    EXPECT_TRUE(contains(running, "ip import-table 10")) << running;
+    EXPECT_TRUE(contains(running, "redistribute table 10")) << running;
+    EXPECT_TRUE(contains(running, "redistribute kernel route-map TWINRAIL-HOSTROUTES-V6"))
+        << running;
+    // Traffic follows: h2 reaches h1 through the fabric.
+    EXPECT_EQ(fabric_->exec("h2", "ping -c2 -W1 10.1.1.10").rc, 0);
+}
+
+TEST_F(HostroutedFabric, SilentHostIsWithdrawnWithinHoldtime) {
+    auto& d = startHostrouted({"--config", writeConfig(baseConfig())});  // holdtime 2 s
+    hostSpeaks("h1", "10.1.1.1");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", kL2V4, "10.1.1.10"); }, 10s));
+    // Stays while the host answers the probes (several holdtimes).
+    std::this_thread::sleep_for(5s);
+    ASSERT_TRUE(routeIn("l1", kL1Table, "10.1.1.10")) << d.log();
+    // The host silently drops its address: no more ARP replies, no link event.
+    exec("h1", "ip addr del 10.1.1.10/24 dev eth0");
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(waitUntil([this] { return !routeIn("l1", kL1Table, "10.1.1.10"); }, 8s))
+        << d.log();
+    auto local = std::chrono::steady_clock::now() - t0;
+    ASSERT_TRUE(waitUntil([this] { return !routeIn("l2", kL2V4, "10.1.1.10"); }, 5s));
+    auto remote = std::chrono::steady_clock::now() - t0;
+    RecordProperty("withdraw_local_ms",
+                   static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(local).count()));
+    RecordProperty("withdraw_remote_ms",
+                   static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(remote).count()));
+    // The entry still exists in the kernel (STALE), so only the probes can have noticed.
+    EXPECT_TRUE(contains(exec("l1", "ip neigh show 10.1.1.10"), "10.1.1.10"));
+    // The host comes back and answers: the route returns.
+    exec("h1", "ip addr add 10.1.1.10/24 dev eth0 && ip route replace default via 10.1.1.1");
+    hostSpeaks("h1", "10.1.1.1");
+    EXPECT_TRUE(waitUntil([this] { return routeIn("l2", kL2V4, "10.1.1.10"); }, 10s)) << d.log();
+}
+
+TEST_F(HostroutedFabric, HostPortLinkDownWithdrawsAndLinkUpRelearns) {
+    startHostrouted({"--config", writeConfig(baseConfig())});
+    hostSpeaks("h1", "10.1.1.1");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", kL2V4, "10.1.1.10"); }, 10s));
+    exec("h1", "ip link set eth0 down");  // carrier loss on l1:swp3
+    EXPECT_TRUE(waitUntil([this] { return !routeIn("l1", kL1Table, "10.1.1.10"); }, 1500ms));
+    EXPECT_TRUE(waitUntil([this] { return !routeIn("l2", kL2V4, "10.1.1.10"); }, 5s));
+    exec("h1", "ip link set eth0 up && ip route replace default via 10.1.1.1");
+    EXPECT_TRUE(waitUntil([this] {
+        hostSpeaks("h1", "10.1.1.1");
+        return routeIn("l2", kL2V4, "10.1.1.10");
+    }, 15s));
+}
+
+TEST_F(HostroutedFabric, RestartAfterKillNineNeverWithdraws) {
+    const auto cfg = writeConfig(baseConfig());
+    auto* d = &startHostrouted({"--config", cfg});
+    hostSpeaks("h1", "10.1.1.1");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", kL2V4, "10.1.1.10"); }, 10s));
+    // Watch both leaves' route tables continuously through the whole restart.
+    lab::ChildProcess watchL2({"ip", "-n", fabric_->ns("l2"), "monitor", "route"},
+                              dir_ + "/monitor-l2.log");
+    lab::ChildProcess watchL1({"ip", "-n", fabric_->ns("l1"), "monitor", "route"},
+                              dir_ + "/monitor-l1.log");
+    std::this_thread::sleep_for(300ms);
+    for (int sig : {SIGKILL, SIGTERM}) {
+        d->signal(sig);
+        d->wait(5s);
+        d = &startHostrouted({"--config", cfg});
+        EXPECT_TRUE(contains(d->log(), "routes found in the kernel, 0 removed")) << d->log();
+        hostSpeaks("h1", "10.1.1.1");
+        std::this_thread::sleep_for(3s);  // past one keepalive period and an audit of it
+    }
+    // Positive control: the monitors do see route changes (a new host now).
+    exec("l1", "ip neigh add 10.1.1.70 lladdr 02:00:00:00:00:70 dev swp3 extern_learn");
+    EXPECT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.70", "10.1.1.70"); }, 10s));
+    std::this_thread::sleep_for(300ms);
+    watchL1.stop();
+    watchL2.stop();
+    EXPECT_TRUE(contains(watchL1.log(), "10.1.1.70 dev swp3 table 10")) << watchL1.log();
+    EXPECT_TRUE(contains(watchL2.log(), "10.1.1.70")) << watchL2.log();
+    EXPECT_TRUE(routeIn("l2", kL2V4, "10.1.1.10"));
+    EXPECT_FALSE(contains(watchL2.log(), "Deleted 10.1.1.10")) << watchL2.log();
+    // "Unchanged hosts see no change at all": not even a rewrite of the same route.
+    EXPECT_FALSE(contains(watchL1.log(), "10.1.1.10 dev swp3 table 10")) << watchL1.log();
+}
+
+TEST_F(HostroutedFabric, PolicyAcceptsEvpnSyncedAndIgnoresSpecialEntries) {
+    startHostrouted({"--config", writeConfig(baseConfig())});
+    exec("l1", "ip neigh add 10.1.1.50 lladdr 02:00:00:00:00:50 dev swp3 extern_learn");
+    exec("l1", "ip neigh replace 169.254.0.1 lladdr 02:00:00:00:00:51 dev swp3 nud permanent");
+    exec("l1", "ip neigh add 10.9.9.9 lladdr 02:00:00:00:00:52 dev swp3 nud reachable");
+    exec("l1", "ip -6 neigh add fe80::99 lladdr 02:00:00:00:00:53 dev swp3 nud reachable");
+    exec("l1", "ip neigh add 10.1.1.51 lladdr 02:00:00:00:00:54 dev swp1 nud reachable");
+    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.50", "10.1.1.50"); }, 10s));
+    std::this_thread::sleep_for(1s);
+    auto table = exec("l1", kL1Table);
+    EXPECT_FALSE(contains(table, "169.254.0.1")) << table;
+    EXPECT_FALSE(contains(table, "10.9.9.9")) << table;
+    EXPECT_FALSE(contains(table, "10.1.1.51")) << table;  // swp1 is a fabric port
+    EXPECT_FALSE(contains(exec("l1", "ip -6 route show proto 201"), "fe80::99"));
+    // EVPN-synced entries are not probed or expired: still there after 2 holdtimes.
+    std::this_thread::sleep_for(4s);
+    EXPECT_TRUE(routeIn("l1", kL1Table, "10.1.1.50"));
+}
+
+}  // namespace twinrail::it
