@@ -4,6 +4,7 @@
 #pragma once
 
 #include <set>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -35,7 +36,7 @@ std::string_view reasonName(Reason r);
 struct InterfaceView {
     bool managed = false;
     bool operUp = false;
-    std::vector<IpPrefix> subnets;  // the port's own addresses with their lengths
+    std::span<const IpPrefix> subnets;  // the port's own addresses with their lengths
 };
 
 struct PolicyOptions {

@@ -18,11 +18,11 @@ netlink::NeighborEntry neigh(const char* ip, uint16_t state, uint8_t flags = 0) 
     return n;
 }
 
-InterfaceView port() {
-    return InterfaceView{true, true,
-                         {*IpPrefix::parse("10.1.1.1/24"), *IpPrefix::parse("2001:db8:1::1/64"),
-                          *IpPrefix::parse("fe80::1/64")}};
-}
+const std::vector<IpPrefix> kSubnets = {*IpPrefix::parse("10.1.1.1/24"),
+                                        *IpPrefix::parse("2001:db8:1::1/64"),
+                                        *IpPrefix::parse("fe80::1/64")};
+
+InterfaceView port() { return InterfaceView{true, true, kSubnets}; }
 
 std::set<IpAddr> own() { return {*IpAddr::parse("10.1.1.1"), *IpAddr::parse("2001:db8:1::1")}; }
 

@@ -14,10 +14,10 @@
 namespace twinrail::netlink {
 namespace {
 
-constexpr int kEventBufferBytes = 32 * 1024 * 1024;
+constexpr int kDumpBufferBytes = 32 * 1024 * 1024;
 constexpr int kDatagramsPerWake = 64;  // yield to other handlers between bursts
 
-nl_sock* openSocket(bool events) {
+nl_sock* openSocket(bool events, int receiveBuffer) {
     nl_sock* sock = nl_socket_alloc();
     if (sock == nullptr) throw std::runtime_error("netlink: cannot allocate socket");
     if (int rc = nl_connect(sock, NETLINK_ROUTE); rc < 0) {
@@ -29,22 +29,22 @@ nl_sock* openSocket(bool events) {
         nl_socket_set_nonblocking(sock);
         // A neighbor storm must not overflow the socket before we read it; ENOBUFS is
         // still handled (re-dump), this only makes it rare.
-        nl_socket_set_buffer_size(sock, kEventBufferBytes, 0);
+        nl_socket_set_buffer_size(sock, receiveBuffer, 0);
         int fd = nl_socket_get_fd(sock);
-        int size = kEventBufferBytes;
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &receiveBuffer, sizeof(receiveBuffer));
         nl_socket_add_memberships(sock, RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_IPV4_IFADDR,
                                   RTNLGRP_IPV6_IFADDR, 0);
     } else {
-        nl_socket_set_buffer_size(sock, kEventBufferBytes, 0);
+        nl_socket_set_buffer_size(sock, kDumpBufferBytes, 0);
     }
     return sock;
 }
 
 }  // namespace
 
-NetlinkMonitor::NetlinkMonitor(boost::asio::io_context& io, NetlinkObserver& observer)
-    : io_(io), observer_(observer) {}
+NetlinkMonitor::NetlinkMonitor(boost::asio::io_context& io, NetlinkObserver& observer,
+                               int receiveBufferBytes)
+    : io_(io), observer_(observer), receiveBuffer_(receiveBufferBytes) {}
 
 NetlinkMonitor::~NetlinkMonitor() {
     if (descriptor_) {
@@ -58,8 +58,8 @@ NetlinkMonitor::~NetlinkMonitor() {
 void NetlinkMonitor::start() {
     // Subscribe before dumping: events that race the dump are queued and replayed after
     // it, and replaying them in order converges to the kernel's state.
-    events_ = openSocket(true);
-    dumps_ = openSocket(false);
+    events_ = openSocket(true, receiveBuffer_);
+    dumps_ = openSocket(false, 0);
     nl_socket_modify_cb(events_, NL_CB_VALID, NL_CB_CUSTOM, &NetlinkMonitor::onMessage, this);
     nl_socket_modify_cb(dumps_, NL_CB_VALID, NL_CB_CUSTOM, &NetlinkMonitor::onMessage, this);
     descriptor_ = std::make_unique<boost::asio::posix::stream_descriptor>(

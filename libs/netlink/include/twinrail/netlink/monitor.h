@@ -37,7 +37,10 @@ struct MonitorStats {
 
 class NetlinkMonitor {
 public:
-    NetlinkMonitor(boost::asio::io_context& io, NetlinkObserver& observer);
+    static constexpr int kDefaultReceiveBuffer = 32 * 1024 * 1024;
+    // A smaller receive buffer is only useful to provoke ENOBUFS in tests.
+    NetlinkMonitor(boost::asio::io_context& io, NetlinkObserver& observer,
+                   int receiveBufferBytes = kDefaultReceiveBuffer);
     ~NetlinkMonitor();
     NetlinkMonitor(const NetlinkMonitor&) = delete;
     NetlinkMonitor& operator=(const NetlinkMonitor&) = delete;
@@ -62,6 +65,7 @@ private:
     std::unique_ptr<boost::asio::posix::stream_descriptor> descriptor_;
     MonitorStats stats_;
     bool snapshotQueued_ = false;
+    int receiveBuffer_;
 };
 
 }  // namespace twinrail::netlink

@@ -1,0 +1,291 @@
+// hostrouted benchmark on the mini fabric (real FRR, real kernel). Writes JSON.
+//  bulk:    N neighbors appear on l1:swp4 -> time until N /32s are in l1 table 10, and in
+//           l2's FIB via BGP. Baseline in the same run: the same N routes written straight
+//           into table 10 with `ip -batch`.
+//  latency: neighbor notification -> route notification, one host at a time.
+//  memory:  hostrouted RSS at the largest N.
+//  cpu:     hostrouted CPU with 10k live hosts (they answer ARP) and probing on.
+#include <fcntl.h>
+#include <linux/rtnetlink.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "twinrail/lab/fabric.h"
+#include "twinrail/lab/process.h"
+#include "twinrail/netlink/parse.h"
+#include "twinrail/netlink/route_table.h"
+
+namespace lab = twinrail::lab;
+namespace nl = twinrail::netlink;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+double secondsSince(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string hostIp(int i) {  // 10.16.0.0/14 holds 262k addresses
+    return "10." + std::to_string(16 + i / 65536) + "." + std::to_string((i / 256) % 256) + "." +
+           std::to_string(i % 256);
+}
+int hostIndex(int i) { return i + 256; }  // skip 10.16.0.x (our own address lives there)
+
+class Bench {
+public:
+    Bench(std::string hostrouted, std::vector<int> sizes)
+        : hostrouted_(std::move(hostrouted)), sizes_(std::move(sizes)),
+          fabric_(lab::uniquePrefix("bn")), dir_("/tmp/" + fabric_.prefix()) {}
+    ~Bench() {
+        daemon_.stop();
+        std::istringstream gc(savedGc_);
+        int t1 = 128, t2 = 512, t3 = 1024;
+        if (gc >> t1 >> t2 >> t3)
+            lab::sh("sysctl -qw net.ipv4.neigh.default.gc_thresh1=" + std::to_string(t1) +
+                    " net.ipv4.neigh.default.gc_thresh2=" + std::to_string(t2) +
+                    " net.ipv4.neigh.default.gc_thresh3=" + std::to_string(t3));
+        fabric_.teardown();
+        std::filesystem::remove_all(dir_);
+    }
+
+    nlohmann::json run() {
+        std::filesystem::create_directories(dir_);
+        lab::buildMiniFabric(fabric_);
+        // The neighbor table limits are machine-wide (not per namespace); raised for the
+        // run and restored by the destructor.
+        savedGc_ = lab::shOk("sysctl -n net.ipv4.neigh.default.gc_thresh1 "
+                             "net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3");
+        lab::shOk("sysctl -qw net.ipv4.neigh.default.gc_thresh1=300000 "
+                  "net.ipv4.neigh.default.gc_thresh2=300000 "
+                  "net.ipv4.neigh.default.gc_thresh3=300000");
+        fabric_.execOk("l1", "ip addr add 10.16.0.1/14 dev swp4");
+        fabric_.execOk("h3", "ip addr add 10.16.0.2/14 dev eth0");
+        h3Mac_ = fabric_.execOk("h3", "cat /sys/class/net/eth0/address");
+        h3Mac_.erase(h3Mac_.find_last_not_of("\n") + 1);
+        l1Fd_ = open(("/var/run/netns/" + fabric_.ns("l1")).c_str(), O_RDONLY);
+        l2Fd_ = open(("/var/run/netns/" + fabric_.ns("l2")).c_str(), O_RDONLY);
+        nlohmann::json out;
+        out["machine"] = {{"nproc", std::thread::hardware_concurrency()}};
+        for (int n : sizes_) {
+            std::cerr << "bulk N=" << n << "\n";
+            auto base = baseline(n);
+            auto hr = withHostrouted(n);
+            nlohmann::json row = {{"n", n}, {"baseline_ip_batch", base}, {"hostrouted", hr}};
+            row["ratio_table"] = hr["table_s"].get<double>() / base["table_s"].get<double>();
+            row["ratio_remote_fib"] = hr["remote_fib_s"].get<double>() / base["remote_fib_s"].get<double>();
+            out["bulk"].push_back(row);
+        }
+        std::cerr << "latency\n";
+        out["latency"] = latency(500);
+        std::cerr << "idle cpu\n";
+        out["idle_cpu"] = idleCpu(10000);
+        return out;
+    }
+
+private:
+    size_t countRoutes(int nsFd, uint32_t table, uint8_t proto) {
+        setns(nsFd, CLONE_NEWNET);
+        nl::KernelRouteTable rt;
+        auto routes = rt.dump(AF_INET, table, proto);
+        return static_cast<size_t>(std::count_if(routes.begin(), routes.end(), [](const nl::HostRoute& r) {
+            return r.dst.data()[0] == 10 && (r.dst.data()[1] & 0xfc) == 16;  // 10.16.0.0/14
+        }));
+    }
+
+    // Seconds until `count()` reaches n (polled), or a negative value on timeout.
+    template <typename Count>
+    double until(Clock::time_point t0, size_t n, Count count, std::chrono::seconds limit) {
+        while (secondsSince(t0) < static_cast<double>(limit.count())) {
+            if (count() >= n) return secondsSince(t0);
+            std::this_thread::sleep_for(2ms);
+        }
+        return -1;
+    }
+
+    void writeBatch(const std::string& name, int n, const std::string& fmtBefore,
+                    const std::string& fmtAfter) {
+        std::ofstream f(dir_ + "/" + name);
+        for (int i = 0; i < n; ++i) f << fmtBefore << hostIp(hostIndex(i)) << fmtAfter << "\n";
+    }
+
+    void clean() {
+        fabric_.exec("l1", "ip neigh flush dev swp4 nud all; ip route flush table 10");
+        // The next measurement starts from an empty remote FIB.
+        while (countRoutes(l2Fd_, RT_TABLE_MAIN, RTPROT_BGP) > 0) std::this_thread::sleep_for(50ms);
+    }
+
+    nlohmann::json baseline(int n) {
+        clean();
+        writeBatch("routes.batch", n, "route add ", "/32 dev swp4 table 10 proto 201");
+        auto t0 = Clock::now();
+        fabric_.execOk("l1", "ip -batch " + dir_ + "/routes.batch");
+        double table = secondsSince(t0);
+        double remote = until(t0, static_cast<size_t>(n),
+                              [this] { return countRoutes(l2Fd_, RT_TABLE_MAIN, RTPROT_BGP); }, 300s);
+        return {{"table_s", table}, {"remote_fib_s", remote}};
+    }
+
+    void startDaemon(const std::string& keepalive) {
+        std::ofstream(dir_ + "/hr.json") << nlohmann::json{
+            {"HOSTROUTED", {{"global", {{"keepalive", keepalive}, {"holdtime", "9"},
+                                        {"manage_frr", "true"}, {"max_routes", "300000"},
+                                        {"max_routes_per_port", "300000"},
+                                        {"route_rate", "10000000"}, {"route_burst", "10000000"},
+                                        {"audit_interval", "0"}}}}},
+            {"HOSTROUTED_INTERFACE", {{"swp4", nlohmann::json::object()}}}}.dump();
+        daemon_ = lab::ChildProcess({"ip", "netns", "exec", fabric_.ns("l1"), hostrouted_,
+                                     "--config", dir_ + "/hr.json", "--frr-pathspace",
+                                     fabric_.ns("l1"), "--log-level", "notice"},
+                                    dir_ + "/hostrouted.log");
+        lab::waitUntil([this] { return daemon_.log().find("start-up reconcile") != std::string::npos; }, 30s);
+        std::this_thread::sleep_for(1s);  // FRR check done
+    }
+
+    long rssKb() const {
+        std::ifstream f("/proc/" + std::to_string(daemon_.pid()) + "/status");
+        std::string line;
+        while (std::getline(f, line))
+            if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+        return -1;
+    }
+
+    nlohmann::json withHostrouted(int n) {
+        clean();
+        startDaemon("3");
+        writeBatch("neigh.batch", n, "neigh add ", " lladdr " + h3Mac_ + " dev swp4 nud reachable");
+        auto t0 = Clock::now();
+        fabric_.execOk("l1", "ip -batch " + dir_ + "/neigh.batch");
+        double neighDone = secondsSince(t0);
+        double table = until(t0, static_cast<size_t>(n),
+                             [this] { return countRoutes(l1Fd_, 10, 201); }, 300s);
+        double remote = until(t0, static_cast<size_t>(n),
+                              [this] { return countRoutes(l2Fd_, RT_TABLE_MAIN, RTPROT_BGP); }, 300s);
+        nlohmann::json r = {{"neighbors_written_s", neighDone}, {"table_s", table},
+                            {"remote_fib_s", remote}, {"rss_kib", rssKb()}};
+        daemon_.stop();
+        return r;
+    }
+
+    nlohmann::json latency(int samples) {
+        clean();
+        startDaemon("3");
+        setns(l1Fd_, CLONE_NEWNET);
+        int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+        sockaddr_nl sa{};
+        sa.nl_family = AF_NETLINK;
+        sa.nl_groups = RTMGRP_NEIGH | RTMGRP_IPV4_ROUTE;
+        bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+        std::vector<double> us;
+        std::vector<uint8_t> buf(1 << 16);
+        for (int i = 0; i < samples; ++i) {
+            std::string ip = hostIp(hostIndex(200000 + i));
+            fabric_.exec("l1", "ip neigh add " + ip + " lladdr " + h3Mac_ + " dev swp4 nud reachable");
+            Clock::time_point tNeigh{}, tRoute{};
+            auto deadline = Clock::now() + 2s;
+            while (tRoute == Clock::time_point{} && Clock::now() < deadline) {
+                pollfd p{fd, POLLIN, 0};
+                if (poll(&p, 1, 100) <= 0) continue;
+                ssize_t len = recv(fd, buf.data(), buf.size(), 0);
+                auto now = Clock::now();
+                int left = static_cast<int>(len);
+                for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data()); left > 0 && NLMSG_OK(h, left);
+                     h = NLMSG_NEXT(h, left)) {
+                    auto d = nl::decode(h);
+                    if (auto* n = std::get_if<nl::NeighborMsg>(&d); n && n->neigh.ip.str() == ip &&
+                                                                     tNeigh == Clock::time_point{})
+                        tNeigh = now;
+                    if (auto* r = std::get_if<nl::RouteMsg>(&d); r && r->route.table == 10 &&
+                                                                  r->route.dst.str() == ip)
+                        tRoute = now;
+                }
+            }
+            if (tNeigh != Clock::time_point{} && tRoute != Clock::time_point{})
+                us.push_back(std::chrono::duration<double, std::micro>(tRoute - tNeigh).count());
+        }
+        close(fd);
+        daemon_.stop();
+        std::sort(us.begin(), us.end());
+        auto pct = [&us](double p) {
+            if (us.empty()) return -1.0;
+            return us[static_cast<size_t>(p * static_cast<double>(us.size() - 1))];
+        };
+        return {{"samples", us.size()}, {"p50_ms", pct(0.5) / 1000}, {"p99_ms", pct(0.99) / 1000},
+                {"max_ms", us.empty() ? -1.0 : us.back() / 1000}};
+    }
+
+    nlohmann::json idleCpu(int n) {
+        clean();
+        // Live hosts: h3 owns every address, so each probe gets a real ARP reply.
+        writeBatch("addr.batch", n, "addr add ", "/14 dev eth0");
+        fabric_.execOk("h3", "ip -batch " + dir_ + "/addr.batch");
+        startDaemon("3");
+        writeBatch("neigh.batch", n, "neigh add ", " lladdr " + h3Mac_ + " dev swp4 nud stale");
+        fabric_.execOk("l1", "ip -batch " + dir_ + "/neigh.batch");
+        std::this_thread::sleep_for(12s);  // past one holdtime: every host has been probed
+        auto ticks = [this] {
+            std::ifstream f("/proc/" + std::to_string(daemon_.pid()) + "/stat");
+            std::string s((std::istreambuf_iterator<char>(f)), {});
+            std::istringstream in(s.substr(s.rfind(')') + 2));
+            std::string field;
+            long utime = 0, stime = 0;
+            for (int i = 3; i <= 15 && in >> field; ++i) {
+                if (i == 14) utime = std::stol(field);
+                if (i == 15) stime = std::stol(field);
+            }
+            return utime + stime;
+        };
+        size_t routesBefore = countRoutes(l1Fd_, 10, 201);
+        long c0 = ticks();
+        auto t0 = Clock::now();
+        std::this_thread::sleep_for(20s);
+        double cpu = static_cast<double>(ticks() - c0) / static_cast<double>(sysconf(_SC_CLK_TCK)) / secondsSince(t0);
+        size_t routesAfter = countRoutes(l1Fd_, 10, 201);
+        nlohmann::json r = {{"hosts", n}, {"keepalive_s", 3}, {"cpu_percent_of_one_core", cpu * 100},
+                            {"routes_at_start", routesBefore}, {"routes_at_end", routesAfter},
+                            {"rss_kib", rssKb()}};
+        daemon_.stop();
+        return r;
+    }
+
+    std::string hostrouted_;
+    std::vector<int> sizes_;
+    lab::Fabric fabric_;
+    std::string dir_;
+    lab::ChildProcess daemon_;
+    std::string h3Mac_;
+    std::string savedGc_;
+    int l1Fd_ = -1, l2Fd_ = -1;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string hostrouted = argc > 1 ? argv[1] : "hostrouted";
+    std::string outPath = argc > 2 ? argv[2] : "hostrouted-bench.json";
+    std::vector<int> sizes{1000, 10000, 100000};
+    if (argc > 3) {
+        sizes.clear();
+        std::istringstream in(argv[3]);
+        for (std::string s; std::getline(in, s, ',');) sizes.push_back(std::stoi(s));
+    }
+    try {
+        Bench bench(hostrouted, sizes);
+        auto result = bench.run();
+        std::ofstream(outPath) << result.dump(2) << "\n";
+        std::cout << result.dump(2) << "\n";
+    } catch (const std::exception& e) {
+        std::cerr << "bench: " << e.what() << "\n";
+        return 1;
+    }
+}
