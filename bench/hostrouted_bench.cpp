@@ -6,6 +6,7 @@
 //  memory:  hostrouted RSS at the largest N.
 //  cpu:     hostrouted CPU with 10k live hosts (they answer ARP) and probing on.
 #include <fcntl.h>
+#include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <poll.h>
 #include <sched.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -48,6 +50,7 @@ public:
         : hostrouted_(std::move(hostrouted)), sizes_(std::move(sizes)),
           fabric_(lab::uniquePrefix("bn")), dir_("/tmp/" + fabric_.prefix()) {}
     ~Bench() {
+        if (homeFd_ >= 0) setns(homeFd_, CLONE_NEWNET);
         daemon_.stop();
         std::istringstream gc(savedGc_);
         int t1 = 128, t2 = 512, t3 = 1024;
@@ -73,7 +76,11 @@ public:
         fabric_.execOk("h3", "ip addr add 10.16.0.2/14 dev eth0");
         h3Mac_ = fabric_.execOk("h3", "cat /sys/class/net/eth0/address");
         h3Mac_.erase(h3Mac_.find_last_not_of("\n") + 1);
+        homeFd_ = open("/proc/self/ns/net", O_RDONLY);
         l1Fd_ = open(("/var/run/netns/" + fabric_.ns("l1")).c_str(), O_RDONLY);
+        // The baseline needs FRR to import table 10 too (hostrouted adds this itself).
+        lab::shOk("vtysh -N " + fabric_.ns("l1") + " -c 'configure terminal' -c 'ip import-table 10' "
+                  "-c 'router bgp 65101' -c 'address-family ipv4 unicast' -c 'redistribute table 10'");
         l2Fd_ = open(("/var/run/netns/" + fabric_.ns("l2")).c_str(), O_RDONLY);
         nlohmann::json out;
         out["machine"] = {{"nproc", std::thread::hardware_concurrency()}};
@@ -94,10 +101,16 @@ public:
     }
 
 private:
+    // Runs in the namespace only for the dump: this process must be back in its own
+    // namespace before teardown kills every process left in the fabric's namespaces.
     size_t countRoutes(int nsFd, uint32_t table, uint8_t proto) {
         setns(nsFd, CLONE_NEWNET);
-        nl::KernelRouteTable rt;
-        auto routes = rt.dump(AF_INET, table, proto);
+        std::vector<nl::HostRoute> routes;
+        {
+            nl::KernelRouteTable rt;
+            routes = rt.dump(AF_INET, table, proto);
+        }
+        setns(homeFd_, CLONE_NEWNET);
         return static_cast<size_t>(std::count_if(routes.begin(), routes.end(), [](const nl::HostRoute& r) {
             return r.dst.data()[0] == 10 && (r.dst.data()[1] & 0xfc) == 16;  // 10.16.0.0/14
         }));
@@ -177,43 +190,47 @@ private:
         return r;
     }
 
+    // t0: right after our RTM_NEWNEIGH returns (the kernel has created the entry and
+    // notified every listener, hostrouted included); t1: the route notification arrives.
     nlohmann::json latency(int samples) {
         clean();
         startDaemon("3");
+        int ifindex = std::stoi(fabric_.execOk("l1", "cat /sys/class/net/swp4/ifindex"));
+        auto mac = *parseMac(h3Mac_);
         setns(l1Fd_, CLONE_NEWNET);
-        int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+        int watch = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+        int send = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+        setns(homeFd_, CLONE_NEWNET);
         sockaddr_nl sa{};
         sa.nl_family = AF_NETLINK;
-        sa.nl_groups = RTMGRP_NEIGH | RTMGRP_IPV4_ROUTE;
-        bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+        sa.nl_groups = RTMGRP_IPV4_ROUTE;
+        bind(watch, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
         std::vector<double> us;
         std::vector<uint8_t> buf(1 << 16);
         for (int i = 0; i < samples; ++i) {
-            std::string ip = hostIp(hostIndex(200000 + i));
-            fabric_.exec("l1", "ip neigh add " + ip + " lladdr " + h3Mac_ + " dev swp4 nud reachable");
-            Clock::time_point tNeigh{}, tRoute{};
+            auto ip = *twinrail::IpAddr::parse(hostIp(hostIndex(200000 + i)));
+            auto t0 = sendNeighbor(send, ifindex, ip, mac);
+            Clock::time_point t1{};
             auto deadline = Clock::now() + 2s;
-            while (tRoute == Clock::time_point{} && Clock::now() < deadline) {
-                pollfd p{fd, POLLIN, 0};
+            while (t1 == Clock::time_point{} && Clock::now() < deadline) {
+                pollfd p{watch, POLLIN, 0};
                 if (poll(&p, 1, 100) <= 0) continue;
-                ssize_t len = recv(fd, buf.data(), buf.size(), 0);
+                ssize_t len = recv(watch, buf.data(), buf.size(), 0);
                 auto now = Clock::now();
                 int left = static_cast<int>(len);
                 for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data()); left > 0 && NLMSG_OK(h, left);
                      h = NLMSG_NEXT(h, left)) {
                     auto d = nl::decode(h);
-                    if (auto* n = std::get_if<nl::NeighborMsg>(&d); n && n->neigh.ip.str() == ip &&
-                                                                     tNeigh == Clock::time_point{})
-                        tNeigh = now;
-                    if (auto* r = std::get_if<nl::RouteMsg>(&d); r && r->route.table == 10 &&
-                                                                  r->route.dst.str() == ip)
-                        tRoute = now;
+                    if (auto* r = std::get_if<nl::RouteMsg>(&d); r && r->route.table == 10 && r->route.dst == ip)
+                        t1 = now;
                 }
             }
-            if (tNeigh != Clock::time_point{} && tRoute != Clock::time_point{})
-                us.push_back(std::chrono::duration<double, std::micro>(tRoute - tNeigh).count());
+            if (t1 != Clock::time_point{})
+                us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+            std::this_thread::sleep_for(2ms);  // independent samples, not a queue
         }
-        close(fd);
+        close(watch);
+        close(send);
         daemon_.stop();
         std::sort(us.begin(), us.end());
         auto pct = [&us](double p) {
@@ -222,6 +239,44 @@ private:
         };
         return {{"samples", us.size()}, {"p50_ms", pct(0.5) / 1000}, {"p99_ms", pct(0.99) / 1000},
                 {"max_ms", us.empty() ? -1.0 : us.back() / 1000}};
+    }
+
+    static std::optional<twinrail::MacAddr> parseMac(const std::string& s) {
+        twinrail::MacAddr m{};
+        unsigned b[6];
+        if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) != 6)
+            return std::nullopt;
+        for (int i = 0; i < 6; ++i) m[static_cast<size_t>(i)] = static_cast<uint8_t>(b[i]);
+        return m;
+    }
+
+    static Clock::time_point sendNeighbor(int fd, int ifindex, const twinrail::IpAddr& ip,
+                                          const twinrail::MacAddr& mac) {
+        struct {
+            nlmsghdr h;
+            ndmsg ndm;
+            char attrs[64];
+        } req{};
+        req.h.nlmsg_type = RTM_NEWNEIGH;
+        req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE;
+        req.ndm.ndm_family = AF_INET;
+        req.ndm.ndm_ifindex = ifindex;
+        req.ndm.ndm_state = NUD_REACHABLE;
+        size_t len = NLMSG_LENGTH(sizeof(ndmsg));
+        auto put = [&req, &len](uint16_t type, const void* data, size_t n) {
+            auto* rta = reinterpret_cast<rtattr*>(reinterpret_cast<char*>(&req) + NLMSG_ALIGN(len));
+            rta->rta_type = type;
+            rta->rta_len = static_cast<uint16_t>(RTA_LENGTH(n));
+            std::memcpy(RTA_DATA(rta), data, n);
+            len = NLMSG_ALIGN(len) + RTA_ALIGN(rta->rta_len);
+        };
+        put(NDA_DST, ip.data(), 4);
+        put(NDA_LLADDR, mac.data(), 6);
+        req.h.nlmsg_len = static_cast<uint32_t>(len);
+        sockaddr_nl kernel{};
+        kernel.nl_family = AF_NETLINK;
+        sendto(fd, &req, len, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof(kernel));
+        return Clock::now();
     }
 
     nlohmann::json idleCpu(int n) {
@@ -265,7 +320,7 @@ private:
     lab::ChildProcess daemon_;
     std::string h3Mac_;
     std::string savedGc_;
-    int l1Fd_ = -1, l2Fd_ = -1;
+    int homeFd_ = -1, l1Fd_ = -1, l2Fd_ = -1;
 };
 
 }  // namespace

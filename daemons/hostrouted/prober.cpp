@@ -124,8 +124,8 @@ std::optional<IpAddr> ndSender(const uint8_t* pkt, size_t len) {
     return std::nullopt;
 }
 
-Prober::Prober(boost::asio::io_context& io, SeenHandler onSeen)
-    : arp_(io), nd_(io), onSeen_(std::move(onSeen)) {}
+Prober::Prober(boost::asio::io_context& io, SeenHandler onSeen, std::function<void()> onBatchEnd)
+    : arp_(io), nd_(io), onSeen_(std::move(onSeen)), onBatchEnd_(std::move(onBatchEnd)) {}
 
 void Prober::start() {
     arp_.assign(openPacketSocket(ETH_P_ARP));
@@ -172,6 +172,7 @@ void Prober::armArp() {
                     [this](const boost::system::error_code& ec) {
                         if (ec) return;
                         readArp();
+                        onBatchEnd_();
                         armArp();
                     });
 }
@@ -181,6 +182,7 @@ void Prober::armNd() {
                    [this](const boost::system::error_code& ec) {
                        if (ec) return;
                        readNd();
+                       onBatchEnd_();
                        armNd();
                    });
 }

@@ -34,7 +34,8 @@ struct ProberStats {
 class Prober {
 public:
     using SeenHandler = std::function<void(int ifindex, const IpAddr& ip)>;
-    Prober(boost::asio::io_context& io, SeenHandler onSeen);
+    // onBatchEnd runs once after each read burst, so the owner flushes once, not per packet.
+    Prober(boost::asio::io_context& io, SeenHandler onSeen, std::function<void()> onBatchEnd);
     void start();  // throws std::system_error when packet sockets cannot be opened
     bool probe(const ProbeTarget& t);
     const ProberStats& stats() const { return stats_; }
@@ -48,6 +49,7 @@ private:
     boost::asio::posix::stream_descriptor arp_;
     boost::asio::posix::stream_descriptor nd_;
     SeenHandler onSeen_;
+    std::function<void()> onBatchEnd_;
     ProberStats stats_;
     std::array<uint8_t, 2048> buf_{};
 };
