@@ -1,6 +1,8 @@
 // hostrouted end to end: kernel neighbors on l1 become host routes that l2 learns
 // through BGP via the spine, and go away when the host does.
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "hostrouted_fixture.h"
 
@@ -10,8 +12,45 @@ constexpr const char* kL1Table = "ip route show table 10";
 constexpr const char* kL2V4 = "ip route show 10.1.1.10";
 constexpr const char* kL2V6 = "ip -6 route show 2001:db8:1::10";
 
+namespace {
+// Stands in for systemd's notify socket: collects what the daemon reports.
+struct NotifySocket {
+    int fd;
+    std::string path;
+    explicit NotifySocket(std::string p) : fd(socket(AF_UNIX, SOCK_DGRAM, 0)), path(std::move(p)) {
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path.c_str());
+        bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+        timeval tv{0, 200000};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    }
+    ~NotifySocket() { close(fd); }
+    std::string drain() {
+        std::string all;
+        char buf[512];
+        for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) all.append(buf, static_cast<size_t>(n)) += "\n";
+        return all;
+    }
+};
+}  // namespace
+
 TEST_F(HostroutedFabric, HostRoutesReachTheFarLeafOverBgp) {
-    startHostrouted({"--config", writeConfig(baseConfig())});
+    NotifySocket notify(dir_ + "/notify.sock");
+    setenv("NOTIFY_SOCKET", notify.path.c_str(), 1);
+    setenv("WATCHDOG_USEC", "400000", 1);
+    auto cfg = baseConfig();
+    cfg["HOSTROUTED"]["global"]["proxy_arp"] = "true";
+    startHostrouted({"--config", writeConfig(cfg)});
+    unsetenv("NOTIFY_SOCKET");
+    unsetenv("WATCHDOG_USEC");
+    std::string notes;
+    EXPECT_TRUE(waitUntil([&notes, &notify] {
+        notes += notify.drain();
+        return contains(notes, "READY=1") && contains(notes, "WATCHDOG=1");
+    }, 3s)) << notes;
+    EXPECT_EQ(exec("l1", "cat /proc/sys/net/ipv4/conf/swp3/proxy_arp"), "1\n");
+    EXPECT_EQ(exec("l1", "cat /proc/sys/net/ipv4/conf/swp4/proxy_arp"), "0\n");  // not managed
     hostSpeaks("h1", "10.1.1.1");
     hostSpeaks("h1", "2001:db8:1::1");
     ASSERT_TRUE(waitUntil([this] { return routeIn("l1", kL1Table, "10.1.1.10 dev swp3 proto 201"); }, 10s))

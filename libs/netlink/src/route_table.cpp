@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "twinrail/netlink/parse.h"
 
@@ -19,30 +18,14 @@ namespace {
 
 constexpr size_t kChunkBytes = 48 * 1024;
 
-std::vector<uint8_t> encode(RouteOp op, const HostRoute& route, uint32_t seq) {
-    int type = op == RouteOp::Replace ? RTM_NEWROUTE : RTM_DELROUTE;
-    int flags = NLM_F_REQUEST | NLM_F_ACK;
-    if (op == RouteOp::Replace) flags |= NLM_F_CREATE | NLM_F_REPLACE;
-    nl_msg* msg = nlmsg_alloc_simple(type, flags);
-    if (msg == nullptr) throw std::bad_alloc();
-    rtmsg rtm{};
-    rtm.rtm_family = static_cast<uint8_t>(route.dst.family());
-    rtm.rtm_dst_len = static_cast<uint8_t>(route.dst.maxPrefixLen());
-    rtm.rtm_table = route.table < 256 ? static_cast<uint8_t>(route.table)
-                                      : static_cast<uint8_t>(RT_TABLE_UNSPEC);
-    rtm.rtm_protocol = route.protocol;
-    rtm.rtm_scope = op == RouteOp::Replace ? RT_SCOPE_LINK : RT_SCOPE_NOWHERE;
-    rtm.rtm_type = RTN_UNICAST;
-    nlmsg_append(msg, &rtm, sizeof(rtm), NLMSG_ALIGNTO);
-    nla_put(msg, RTA_DST, static_cast<int>(route.dst.size()), route.dst.data());
-    nla_put_u32(msg, RTA_TABLE, route.table);
-    if (route.ifindex > 0) nla_put_u32(msg, RTA_OIF, static_cast<uint32_t>(route.ifindex));
-    nlmsghdr* hdr = nlmsg_hdr(msg);
-    hdr->nlmsg_seq = seq;
-    auto* bytes = reinterpret_cast<const uint8_t*>(hdr);
-    std::vector<uint8_t> out(bytes, bytes + hdr->nlmsg_len);
-    nlmsg_free(msg);
-    return out;
+void putAttr(std::vector<uint8_t>& buf, uint16_t type, const void* data, size_t len) {
+    rtattr rta{};
+    rta.rta_type = type;
+    rta.rta_len = static_cast<uint16_t>(RTA_LENGTH(len));
+    size_t at = buf.size();
+    buf.resize(at + RTA_SPACE(len), 0);
+    std::memcpy(buf.data() + at, &rta, sizeof(rta));
+    std::memcpy(buf.data() + at + RTA_LENGTH(0), data, len);
 }
 
 }  // namespace
@@ -63,63 +46,90 @@ KernelRouteTable::KernelRouteTable() {
 KernelRouteTable::~KernelRouteTable() { nl_socket_free(sock_); }
 
 void KernelRouteTable::submit(RouteOp op, const HostRoute& route) {
-    uint32_t seq = nextSeq_++;
-    pending_.push_back(Pending{op, route, seq, encode(op, route, seq)});
+    encode(op, route, nextSeq_++);
+}
+
+// Hand-encoded (no per-message allocation): this runs once per host route change.
+void KernelRouteTable::encode(RouteOp op, const HostRoute& route, uint32_t seq) {
+    size_t offset = buffer_.size();
+    nlmsghdr hdr{};
+    hdr.nlmsg_type = op == RouteOp::Replace ? RTM_NEWROUTE : RTM_DELROUTE;
+    hdr.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+    if (op == RouteOp::Replace) hdr.nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
+    hdr.nlmsg_seq = seq;
+    rtmsg rtm{};
+    rtm.rtm_family = static_cast<uint8_t>(route.dst.family());
+    rtm.rtm_dst_len = static_cast<uint8_t>(route.dst.maxPrefixLen());
+    rtm.rtm_table = route.table < 256 ? static_cast<uint8_t>(route.table)
+                                      : static_cast<uint8_t>(RT_TABLE_UNSPEC);
+    rtm.rtm_protocol = route.protocol;
+    rtm.rtm_scope = op == RouteOp::Replace ? RT_SCOPE_LINK : RT_SCOPE_NOWHERE;
+    rtm.rtm_type = RTN_UNICAST;
+    buffer_.resize(offset + NLMSG_LENGTH(sizeof(rtm)), 0);
+    std::memcpy(buffer_.data() + offset + NLMSG_HDRLEN, &rtm, sizeof(rtm));
+    putAttr(buffer_, RTA_DST, route.dst.data(), route.dst.size());
+    putAttr(buffer_, RTA_TABLE, &route.table, sizeof(route.table));
+    if (route.ifindex > 0) {
+        auto oif = static_cast<uint32_t>(route.ifindex);
+        putAttr(buffer_, RTA_OIF, &oif, sizeof(oif));
+    }
+    hdr.nlmsg_len = static_cast<uint32_t>(buffer_.size() - offset);
+    std::memcpy(buffer_.data() + offset, &hdr, sizeof(hdr));
+    pending_.push_back(Pending{op, route, seq, offset, hdr.nlmsg_len});
 }
 
 std::vector<RouteResult> KernelRouteTable::flush() {
     std::vector<RouteResult> results;
     results.reserve(pending_.size());
     size_t first = 0;
-    size_t bytes = 0;
     for (size_t i = 0; i < pending_.size(); ++i) {
-        if (bytes + pending_[i].bytes.size() > kChunkBytes && i > first) {
+        size_t chunk = pending_[i].offset + pending_[i].length - pending_[first].offset;
+        if (chunk > kChunkBytes && i > first) {
             sendChunk(first, i, results);
             first = i;
-            bytes = 0;
         }
-        bytes += pending_[i].bytes.size();
     }
     if (first < pending_.size()) sendChunk(first, pending_.size(), results);
     pending_.clear();
+    buffer_.clear();
     return results;
 }
 
 void KernelRouteTable::sendChunk(size_t first, size_t last, std::vector<RouteResult>& results) {
-    std::vector<uint8_t> datagram;
-    std::unordered_map<uint32_t, size_t> bySeq;
-    for (size_t i = first; i < last; ++i) {
-        datagram.insert(datagram.end(), pending_[i].bytes.begin(), pending_[i].bytes.end());
-        bySeq[pending_[i].seq] = results.size();
+    // Sequence numbers within a chunk are consecutive: seq - firstSeq is the index.
+    const size_t base = results.size();
+    const uint32_t firstSeq = pending_[first].seq;
+    for (size_t i = first; i < last; ++i)
         results.push_back(RouteResult{pending_[i].op, pending_[i].route, ETIMEDOUT});
-    }
+    const size_t count = last - first;
+    const uint8_t* data = buffer_.data() + pending_[first].offset;
+    const size_t bytes = pending_[last - 1].offset + pending_[last - 1].length - pending_[first].offset;
     int fd = nl_socket_get_fd(sock_);
     sockaddr_nl kernel{};
     kernel.nl_family = AF_NETLINK;
-    if (::sendto(fd, datagram.data(), datagram.size(), 0, reinterpret_cast<sockaddr*>(&kernel),
-                 sizeof(kernel)) < 0) {
+    if (::sendto(fd, data, bytes, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof(kernel)) < 0) {
         int err = errno;
-        for (auto& [seq, idx] : bySeq) results[idx].error = err;
+        for (size_t i = 0; i < count; ++i) results[base + i].error = err;
         return;
     }
     // The kernel processes the whole datagram inside sendto() and queues one ack per
     // message, so these reads never wait on anything but the copy.
     size_t acked = 0;
-    std::vector<uint8_t> buf(64 * 1024);
-    while (acked < bySeq.size()) {
-        ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
+    ackBuffer_.resize(64 * 1024);
+    while (acked < count) {
+        ssize_t n = ::recv(fd, ackBuffer_.data(), ackBuffer_.size(), 0);
         if (n < 0) {
             if (errno == EINTR) continue;
             break;
         }
         auto len = static_cast<int>(n);
-        for (auto* hdr = reinterpret_cast<nlmsghdr*>(buf.data()); nlmsg_ok(hdr, len);
+        for (auto* hdr = reinterpret_cast<nlmsghdr*>(ackBuffer_.data()); nlmsg_ok(hdr, len);
              hdr = nlmsg_next(hdr, &len)) {
             if (hdr->nlmsg_type != NLMSG_ERROR) continue;
-            auto it = bySeq.find(hdr->nlmsg_seq);
-            if (it == bySeq.end()) continue;
+            uint32_t idx = hdr->nlmsg_seq - firstSeq;
+            if (idx >= count) continue;
             auto* err = static_cast<nlmsgerr*>(nlmsg_data(hdr));
-            results[it->second].error = -err->error;
+            results[base + idx].error = -err->error;
             ++acked;
         }
     }

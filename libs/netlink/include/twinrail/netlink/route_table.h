@@ -42,15 +42,21 @@ public:
     std::vector<HostRoute> dump(int family, uint32_t table, uint8_t protocol) override;
 
 private:
-    void sendChunk(size_t first, size_t last, std::vector<RouteResult>& results);
+    // Messages are encoded back to back into one buffer; a chunk is a slice of it.
     struct Pending {
         RouteOp op;
         HostRoute route;
         uint32_t seq;
-        std::vector<uint8_t> bytes;
+        size_t offset;
+        size_t length;
     };
+    void sendChunk(size_t first, size_t last, std::vector<RouteResult>& results);
+    void encode(RouteOp op, const HostRoute& route, uint32_t seq);
+
     nl_sock* sock_ = nullptr;
     std::vector<Pending> pending_;
+    std::vector<uint8_t> buffer_;
+    std::vector<uint8_t> ackBuffer_;
     uint32_t nextSeq_ = 1;
 };
 
