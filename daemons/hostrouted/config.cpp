@@ -51,9 +51,10 @@ struct FieldReader {
         auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
         if (ec != std::errc() || end != t->data() + t->size())
             return fail(field, "\"" + *t + "\" is not a whole number");
-        if (v < lo || v > hi)
+        if (v < lo || v > hi) {
             return fail(field, std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
                                    std::to_string(hi));
+}
         out = static_cast<Int>(v);
     }
     void seconds(const std::string& field, std::chrono::milliseconds& out, double lo, double hi) {
@@ -63,9 +64,10 @@ struct FieldReader {
         auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
         if (ec != std::errc() || end != t->data() + t->size() || !std::isfinite(v))
             return fail(field, "\"" + *t + "\" is not a number of seconds");
-        if (v < lo || v > hi)
+        if (v < lo || v > hi) {
             return fail(field, *t + " s is outside " + std::to_string(lo) + ".." +
                                    std::to_string(hi) + " s");
+}
         out = std::chrono::milliseconds(static_cast<long long>(std::llround(v * 1000)));
     }
     void rejectUnknown(const std::set<std::string>& known) {
@@ -103,9 +105,10 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     long long audit = cfg.auditInterval.count();
     r.integer("audit_interval", audit, 0, 86400);
     cfg.auditInterval = std::chrono::seconds(audit);
-    if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive)
+    if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive) {
         r.fail("holdtime", "must be at least twice keepalive, so one lost probe is not a "
                            "withdrawal");
+}
     return r.error;
 }
 
@@ -150,13 +153,15 @@ std::variant<Config, ConfigError> parseConfig(const json& configDb) {
 
 std::variant<std::monostate, ConfigError> checkRuntimeChange(const Config& running,
                                                              const Config& next) {
-    if (running.routeTable != next.routeTable)
+    if (running.routeTable != next.routeTable) {
         return ConfigError{"HOSTROUTED|global field route_table",
                            "cannot change while running (every route would move); restart "
                            "hostrouted"};
-    if (running.routeProtocol != next.routeProtocol)
+}
+    if (running.routeProtocol != next.routeProtocol) {
         return ConfigError{"HOSTROUTED|global field route_protocol",
                            "cannot change while running; restart hostrouted"};
+}
     return std::monostate{};
 }
 

@@ -46,7 +46,12 @@ Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options
       vtysh_(io, options_.vtysh), registryTimer_(io), auditTimer_(io), statsTimer_(io),
       snapshotTimer_(io) {}
 
-Daemon::~Daemon() { stop(); }
+Daemon::~Daemon() {
+    try {
+        stop();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): nothing to do while being destroyed
+    }
+}
 
 void Daemon::start() {
     auto now = Clock::now();
@@ -160,9 +165,10 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
     if (v.accept) {
         registry_.accept(neigh, v.source, now);
     } else {
-        if (port.managed && log::enabled(log::Priority::Debug))
+        if (port.managed && log::enabled(log::Priority::Debug)) {
             log::debug("neighbor ", neigh.ip.str(), " on ", port.link.name, ": ",
                        reasonName(v.reason));
+}
         registry_.reject(neigh.ip, now);
     }
 }
@@ -269,7 +275,7 @@ void Daemon::applyProxy(const Port& port) {
 void Daemon::checkFrr() {
     if (!options_.checkFrr || frrCheckRunning_) return;
     frrCheckRunning_ = true;
-    vtysh_.ensure(requiredFrrLines(cfg_), cfg_.manageFrr, [this](frr::Vtysh::EnsureResult r) {
+    vtysh_.ensure(requiredFrrLines(cfg_), cfg_.manageFrr, [this](const frr::Vtysh::EnsureResult& r) {
         frrCheckRunning_ = false;
         for (const auto& line : r.added) log::notice("FRR: added '", line.describe(), "'");
         if (!r.reachable) {
@@ -285,9 +291,10 @@ void Daemon::checkFrr() {
             return;
         }
         frrStatus_ = "missing";
-        for (const auto& line : r.missing)
+        for (const auto& line : r.missing) {
             log::error("FRR config missing (host routes will not be advertised): ",
                        line.describe());
+}
         if (!cfg_.manageFrr) log::error("FRR: add the lines above, or set manage_frr=true");
     });
 }

@@ -238,6 +238,11 @@ int main(int argc, char** argv) {
     auto opts = parseArgs(argc, argv);
     if (!opts) return tr::exitcode::kUsage;
     tr::log::setMaxPriority(opts->level);
-    App app(std::move(*opts));
-    return app.run();
+    try {
+        App app(std::move(*opts));
+        return app.run();
+    } catch (const std::exception& e) {
+        tr::log::error("fatal: ", e.what());
+        return tr::exitcode::kSoftware;
+    }
 }

@@ -12,7 +12,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <cerrno>
 
-extern char** environ;
+
 
 namespace twinrail {
 namespace {
@@ -31,7 +31,8 @@ pid_t spawn(const std::vector<std::string>& argv, Pipes& p) {
     posix_spawn_file_actions_adddup2(&fa, p.err[1], STDERR_FILENO);
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.reserve(argv.size());
+for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     pid_t pid = -1;
     int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);

@@ -48,7 +48,8 @@ RunningConfig RunningConfig::parse(const std::string& text) {
         size_t indent = raw.find_first_not_of(' ');
         while (!stack.empty() && stack.back().first >= indent) stack.pop_back();
         std::vector<std::string> parts;
-        for (auto& [i, l] : stack) parts.push_back(l);
+        parts.reserve(stack.size());
+for (auto& [i, l] : stack) parts.push_back(l);
         parts.push_back(line);
         rc.paths_.insert(join(parts));
         if (indent == 0 && isDefaultVrfBgp(line)) rc.bgpHeader_ = line;

@@ -24,9 +24,9 @@ void Vtysh::showRunning(std::function<void(bool, std::string)> done) {
     });
 }
 
-void Vtysh::ensure(std::vector<ConfigLine> required, bool apply,
+void Vtysh::ensure(const std::vector<ConfigLine>& required, bool apply,
                    std::function<void(EnsureResult)> done) {
-    showRunning([this, required, apply, done = std::move(done)](bool ok, std::string text) {
+    showRunning([this, required, apply, done = std::move(done)](bool ok, const std::string& text) {
         auto result = std::make_shared<EnsureResult>();
         if (!ok) {
             result->error = "vtysh failed: " + text;
@@ -44,12 +44,12 @@ void Vtysh::ensure(std::vector<ConfigLine> required, bool apply,
     });
 }
 
-void Vtysh::applyNext(std::shared_ptr<std::vector<ConfigLine>> todo, RunningConfig running,
-                      std::shared_ptr<EnsureResult> result, std::vector<ConfigLine> required,
-                      std::function<void(EnsureResult)> done) {
+void Vtysh::applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo, const RunningConfig& running,
+                      const std::shared_ptr<EnsureResult>& result, const std::vector<ConfigLine>& required,
+                      const std::function<void(EnsureResult)>& done) {
     if (todo->empty()) {
         // Re-read: what FRR shows, not what we sent, is the truth.
-        showRunning([result, required, done](bool ok, std::string text) {
+        showRunning([result, required, done](bool ok, const std::string& text) {
             if (!ok) result->error = "vtysh failed after applying: " + text;
             else result->missing = missingLines(RunningConfig::parse(text), required);
             done(*result);
@@ -60,7 +60,7 @@ void Vtysh::applyNext(std::shared_ptr<std::vector<ConfigLine>> todo, RunningConf
     todo->erase(todo->begin());
     auto args = vtyshAddArgs(running, line);
     if (args.empty()) return applyNext(todo, running, result, required, done);
-    run(args, [this, todo, running, result, required, done, line](ProcessResult r) {
+    run(args, [this, todo, running, result, required, done, line](const ProcessResult& r) {
         if (r.exitCode == 0) result->added.push_back(line);
         else if (result->error.empty())
             result->error = "vtysh rejected '" + line.describe() + "': " + r.out + r.err;

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-extern char** environ;
+
 
 namespace twinrail::lab {
 
@@ -24,7 +24,8 @@ ChildProcess::ChildProcess(std::vector<std::string> argv, std::string logPath)
                                      O_WRONLY | O_CREAT | O_APPEND, 0644);
     posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
     std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
+    args.reserve(argv.size());
+for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
     int rc = posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&fa);

@@ -16,9 +16,10 @@ ShellResult sh(const std::string& command, std::chrono::milliseconds timeout) {
 
 std::string shOk(const std::string& command, std::chrono::milliseconds timeout) {
     auto r = sh(command, timeout);
-    if (r.rc != 0)
+    if (r.rc != 0) {
         throw std::runtime_error("command failed (rc " + std::to_string(r.rc) + "): " + command +
                                  "\n" + r.err + r.out);
+}
     return r.out;
 }
 

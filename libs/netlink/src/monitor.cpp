@@ -48,7 +48,8 @@ NetlinkMonitor::NetlinkMonitor(boost::asio::io_context& io, NetlinkObserver& obs
 
 NetlinkMonitor::~NetlinkMonitor() {
     if (descriptor_) {
-        descriptor_->cancel();
+        boost::system::error_code ignored;
+        descriptor_->cancel(ignored);
         descriptor_->release();  // libnl owns and closes the fd
     }
     if (events_ != nullptr) nl_socket_free(events_);

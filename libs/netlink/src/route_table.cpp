@@ -16,7 +16,7 @@
 namespace twinrail::netlink {
 namespace {
 
-constexpr size_t kChunkBytes = 48 * 1024;
+constexpr size_t kChunkBytes = size_t{48} * 1024;
 
 void putAttr(std::vector<uint8_t>& buf, uint16_t type, const void* data, size_t len) {
     rtattr rta{};
@@ -115,7 +115,7 @@ void KernelRouteTable::sendChunk(size_t first, size_t last, std::vector<RouteRes
     // The kernel processes the whole datagram inside sendto() and queues one ack per
     // message, so these reads never wait on anything but the copy.
     size_t acked = 0;
-    ackBuffer_.resize(64 * 1024);
+    ackBuffer_.resize(size_t{64} * 1024);
     while (acked < count) {
         ssize_t n = ::recv(fd, ackBuffer_.data(), ackBuffer_.size(), 0);
         if (n < 0) {

@@ -70,7 +70,12 @@ Client::Client(boost::asio::io_context& io, Endpoint endpoint, int db, std::stri
     : io_(io), endpoint_(std::move(endpoint)), db_(db), name_(std::move(name)),
       reconnectTimer_(io) {}
 
-Client::~Client() { stop(); }
+Client::~Client() {
+    try {
+        stop();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): nothing to do while being destroyed
+    }
+}
 
 void Client::start() {
     stopping_ = false;

@@ -35,10 +35,10 @@ nlohmann::json rowsToConfigDb(const std::vector<std::pair<std::string, Fields>>&
     return doc;
 }
 
-ConfigDbWatcher::ConfigDbWatcher(boost::asio::io_context& io, Endpoint endpoint, int db,
+ConfigDbWatcher::ConfigDbWatcher(boost::asio::io_context& io, const Endpoint& endpoint, int db,
                                  char separator, std::vector<std::string> tables,
                                  Handler onConfig)
-    : io_(io), reader_(io, endpoint, db, "config reader"),
+    : reader_(io, endpoint, db, "config reader"),
       subscriber_(io, endpoint, db, "config subscriber"), db_(db), separator_(separator),
       tables_(std::move(tables)), onConfig_(std::move(onConfig)), debounce_(io) {}
 

@@ -10,7 +10,7 @@ constexpr size_t kMaxInFlight = 20000;  // back-pressure: flush again when repli
 
 StateTable::StateTable(boost::asio::io_context& io, Client& client, std::string table,
                        char separator, RowSource rowOf, KeySource allKeys)
-    : io_(io), client_(client), table_(std::move(table)), separator_(separator),
+    : client_(client), table_(std::move(table)), separator_(separator),
       rowOf_(std::move(rowOf)), allKeys_(std::move(allKeys)), flushTimer_(io) {}
 
 std::string StateTable::redisKey(const std::string& key) const {
@@ -61,7 +61,7 @@ void StateTable::resyncAll() {
 }
 
 void StateTable::scanFrom(const std::string& cursor,
-                          std::shared_ptr<std::vector<std::string>> found) {
+                          const std::shared_ptr<std::vector<std::string>>& found) {
     // SCAN, not KEYS: Redis stays responsive for other clients while we enumerate.
     bool sent = client_.command(
         {"SCAN", cursor, "MATCH", table_ + separator_ + "*", "COUNT", "2000"},

@@ -31,6 +31,7 @@ public:
     bool isLimitedBroadcast() const;
 
     std::string str() const;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
     auto operator<=>(const IpAddr&) const = default;
 
 private:

@@ -31,13 +31,13 @@ public:
         std::vector<ConfigLine> added;
         std::string error;
     };
-    void ensure(std::vector<ConfigLine> required, bool apply,
+    void ensure(const std::vector<ConfigLine>& required, bool apply,
                 std::function<void(EnsureResult)> done);
 
 private:
-    void applyNext(std::shared_ptr<std::vector<ConfigLine>> todo, RunningConfig running,
-                   std::shared_ptr<EnsureResult> result, std::vector<ConfigLine> required,
-                   std::function<void(EnsureResult)> done);
+    void applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo, const RunningConfig& running,
+                   const std::shared_ptr<EnsureResult>& result, const std::vector<ConfigLine>& required,
+                   const std::function<void(EnsureResult)>& done);
 
     boost::asio::io_context& io_;
     VtyshOptions options_;

@@ -19,7 +19,7 @@ class ConfigDbWatcher {
 public:
     using Handler = std::function<void(const nlohmann::json& configDb)>;
 
-    ConfigDbWatcher(boost::asio::io_context& io, Endpoint endpoint, int db, char separator,
+    ConfigDbWatcher(boost::asio::io_context& io, const Endpoint& endpoint, int db, char separator,
                     std::vector<std::string> tables, Handler onConfig);
     void start();
     void stop();
@@ -30,7 +30,6 @@ private:
     void scheduleReload();
     void readAll();
 
-    boost::asio::io_context& io_;
     Client reader_;
     Client subscriber_;
     int db_;

@@ -33,11 +33,10 @@ public:
 private:
     void scheduleFlush();
     void flush();
-    void scanFrom(const std::string& cursor, std::shared_ptr<std::vector<std::string>> found);
+    void scanFrom(const std::string& cursor, const std::shared_ptr<std::vector<std::string>>& found);
     void finishResync(const std::vector<std::string>& existing);
     std::string redisKey(const std::string& key) const;
 
-    boost::asio::io_context& io_;
     Client& client_;
     std::string table_;
     char separator_;
