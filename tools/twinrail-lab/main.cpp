@@ -94,7 +94,7 @@ private:
         lab::ChildProcess p({"ip", "netns", "exec", fabric_.ns(leaf), hostrouted_, "--config",
                              dir_ + "/" + leaf + ".json", "--redis-socket", redis_[idx]->socket(),
                              "--frr-pathspace", fabric_.ns(leaf)},
-                            dir_ + "/hostrouted-" + leaf + ".log");
+                            dir_ + "/hostrouted-" + leaf + "-" + std::to_string(starts_++) + ".log");
         lab::waitUntil([&p] { return p.log().find("start-up reconcile") != std::string::npos; }, 20s);
         std::string log = p.log();
         auto at = log.rfind("start-up");
@@ -118,6 +118,7 @@ private:
     std::string dir_;
     std::vector<std::unique_ptr<lab::RedisServer>> redis_;
     std::vector<lab::ChildProcess> daemons_;
+    int starts_ = 0;  // one log per start, so a restart is not mistaken for the last one
 };
 
 }  // namespace
