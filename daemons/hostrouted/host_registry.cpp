@@ -237,13 +237,11 @@ void HostRegistry::routeFailed(const IpAddr& ip, int /*error*/) {
 }
 
 void HostRegistry::beginSnapshot() {
-    snapshotActive_ = true;
     ++stats_.resyncs;
     for (auto& [ip, rec] : hosts_) rec.seen = false;
 }
 
 void HostRegistry::endSnapshot(TimePoint now) {
-    snapshotActive_ = false;
     std::vector<IpAddr> gone;
     for (const auto& [ip, rec] : hosts_)
         if (!rec.seen) gone.push_back(ip);

@@ -144,7 +144,6 @@ private:
     TimePoint tokensAt_{};
     size_t installed_ = 0;
     uint64_t nextId_ = 1;
-    bool snapshotActive_ = false;
     RegistryStats stats_;
 };
 

@@ -12,7 +12,6 @@
 namespace twinrail::netlink {
 
 bool NeighborEntry::isExtLearned() const { return (flags & NTF_EXT_LEARNED) != 0; }
-bool NeighborEntry::isRouter() const { return (flags & NTF_ROUTER) != 0; }
 
 std::string nudStateName(uint16_t state) {
     switch (state) {

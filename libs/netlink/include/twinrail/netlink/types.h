@@ -30,7 +30,6 @@ struct NeighborEntry {
     uint16_t state = 0;  // NUD_* bits
     uint8_t flags = 0;   // NTF_* bits
     bool isExtLearned() const;
-    bool isRouter() const;
 };
 
 std::string nudStateName(uint16_t state);
