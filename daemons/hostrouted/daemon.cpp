@@ -349,6 +349,8 @@ void Daemon::publishStats() {
                        "probes", std::to_string(s.probes),
                        "moves", std::to_string(s.moves),
                        "route_errors", std::to_string(s.routeErrors),
+                       "probe_send_errors", std::to_string(prober_.stats().sendErrors),
+                       "probe_replies", std::to_string(prober_.stats().received),
                        "netlink_overflows", std::to_string(m.overflows),
                        "netlink_malformed", std::to_string(m.malformed),
                        "config_rejected", std::to_string(configRejected_),

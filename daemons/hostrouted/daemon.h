@@ -55,8 +55,6 @@ public:
     void sendProbe(const HostRecord& host) override;
     void hostChanged(const IpAddr& ip) override;
 
-    const HostRegistry& registry() const { return registry_; }
-
 private:
     struct Port {
         netlink::LinkState link;

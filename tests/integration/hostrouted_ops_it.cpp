@@ -26,6 +26,12 @@ TEST_F(HostroutedFabric, StateDbShowsHostsAndSurvivesRedisRestart) {
     EXPECT_TRUE(waitUntil([&r] {
         return contains(r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' routes"), "1");
     }, 5s));
+    // h1 answers the keepalive probes (every 0.5 s here), and the replies are counted.
+    EXPECT_TRUE(waitUntil([&r] {
+        auto replies = r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' probe_replies");
+        return !replies.empty() && replies != "0\n" && replies != "\n";
+    }, 5s)) << r.cli(kStateDb, "HGETALL 'HOST_ROUTE_STATS|global'");
+    EXPECT_EQ(r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' probe_send_errors"), "0\n");
 
     r.stop();
     // Routing does not depend on Redis: a host learned while it is down gets its route.

@@ -20,6 +20,7 @@ void Vtysh::run(std::vector<std::string> args, ProcessCallback done) {
 void Vtysh::showRunning(std::function<void(bool, std::string)> done) {
     run({"-c", "show running-config"}, [done = std::move(done)](ProcessResult r) {
         bool ok = r.exitCode == 0 && r.out.find("frr version") != std::string::npos;
+        if (r.timedOut) return done(false, "no answer within 20 s (FRR busy or hung?)");
         done(ok, ok ? std::move(r.out) : (r.err.empty() ? r.out : r.err));
     });
 }
@@ -61,9 +62,12 @@ void Vtysh::applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo, cons
     auto args = vtyshAddArgs(running, line);
     if (args.empty()) return applyNext(todo, running, result, required, done);
     run(args, [this, todo, running, result, required, done, line](const ProcessResult& r) {
-        if (r.exitCode == 0) result->added.push_back(line);
-        else if (result->error.empty())
-            result->error = "vtysh rejected '" + line.describe() + "': " + r.out + r.err;
+        if (r.exitCode == 0) {
+            result->added.push_back(line);
+        } else if (result->error.empty()) {
+            std::string why = r.timedOut ? "no answer within 20 s" : r.out + r.err;
+            result->error = "vtysh rejected '" + line.describe() + "': " + why;
+        }
         applyNext(todo, running, result, required, done);
     });
 }

@@ -28,7 +28,6 @@ public:
 
     void markDirty(const std::string& key);
     void resyncAll();  // call from the client's onConnected
-    size_t dirtyCount() const { return dirty_.size(); }
 
 private:
     void scheduleFlush();
