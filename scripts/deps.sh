@@ -5,7 +5,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   libnl-3-dev libnl-route-3-dev libhiredis-dev libboost-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest
-  frr redis-server iproute2 iputils-ping procps
+  frr redis-server iproute2 iputils-ping procps iperf3
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "twinrail/service/config_fields.h"
+
 namespace twinrail::hostrouted {
 
 struct Config {
@@ -35,11 +37,7 @@ struct Config {
     bool operator==(const Config&) const = default;
 };
 
-struct ConfigError {
-    std::string where;  // e.g. "HOSTROUTED|global field holdtime"
-    std::string what;
-    std::string str() const { return where + ": " + what; }
-};
+using ConfigError = service::ConfigError;
 
 std::variant<Config, ConfigError> parseConfig(const nlohmann::json& configDb);
 

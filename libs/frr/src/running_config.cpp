@@ -74,6 +74,22 @@ std::vector<std::string> RunningConfig::resolve(const ConfigLine& line) const {
     return parts;
 }
 
+std::vector<std::string> RunningConfig::linesUnder(const std::vector<std::string>& context,
+                                                  const std::string& prefix) const {
+    auto parts = resolve(ConfigLine{context, ""});
+    if (parts.empty()) return {};
+    parts.pop_back();
+    std::string head = join(parts);
+    if (!head.empty()) head += " / ";
+    std::vector<std::string> out;
+    for (auto it = paths_.lower_bound(head + prefix); it != paths_.end(); ++it) {
+        if (it->compare(0, head.size() + prefix.size(), head + prefix) != 0) break;
+        std::string rest = it->substr(head.size());
+        if (rest.find(" / ") == std::string::npos) out.push_back(rest);
+    }
+    return out;
+}
+
 bool RunningConfig::has(const ConfigLine& required) const {
     auto parts = resolve(required);
     return !parts.empty() && paths_.count(join(parts)) > 0;
@@ -99,6 +115,18 @@ std::vector<std::string> vtyshAddArgs(const RunningConfig& running, const Config
         }
     }
     args.insert(args.end(), {"-c", line.line});
+    return args;
+}
+
+std::vector<std::string> vtyshBatchArgs(const RunningConfig& running,
+                                        const std::vector<ConfigLine>& lines) {
+    std::vector<std::string> args;
+    for (const auto& line : lines) {
+        auto one = vtyshAddArgs(running, line);
+        if (one.empty()) continue;
+        args.insert(args.end(), one.begin(), one.end());
+        args.insert(args.end(), {"-c", "end"});
+    }
     return args;
 }
 

@@ -1,7 +1,9 @@
 #include "twinrail/lab/fabric.h"
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 namespace twinrail::lab {
 namespace {
@@ -136,6 +138,65 @@ void buildMiniFabric(Fabric& f) {
                                  std::string::npos; },
                    std::chrono::seconds(60)))
         throw std::runtime_error("BGP did not converge in the mini fabric");
+}
+
+void buildDualSpineFabric(Fabric& f) {
+    for (const char* node : {"s1", "s2", "l1", "l2", "h1", "h2"}) f.addNode(node);
+    f.link("l1", "swp1", "s1", "swp1");
+    f.link("l1", "swp2", "s2", "swp1");
+    f.link("l2", "swp1", "s1", "swp2");
+    f.link("l2", "swp2", "s2", "swp2");
+    f.link("h1", "eth0", "l1", "swp3");
+    f.link("h2", "eth0", "l2", "swp3");
+    f.execOk("s1", "ip addr add 10.0.0.1/32 dev lo");
+    f.execOk("s2", "ip addr add 10.0.0.2/32 dev lo");
+    f.execOk("l1", "ip addr add 10.0.0.11/32 dev lo && ip addr add 10.1.1.1/24 dev swp3");
+    f.execOk("l2", "ip addr add 10.0.0.12/32 dev lo && ip addr add 10.2.2.1/24 dev swp3");
+    f.execOk("h1", "ip addr add 10.1.1.10/24 dev eth0 && ip route add default via 10.1.1.1");
+    f.execOk("h2", "ip addr add 10.2.2.10/24 dev eth0 && ip route add default via 10.2.2.1");
+    f.startFrr("s1", leafOrSpineFrrConfig("s1", 65000, "10.0.0.1", {"swp1", "swp2"}));
+    f.startFrr("s2", leafOrSpineFrrConfig("s2", 65000, "10.0.0.2", {"swp1", "swp2"}));
+    f.startFrr("l1", leafOrSpineFrrConfig("l1", 65101, "10.0.0.11", {"swp1", "swp2"}));
+    f.startFrr("l2", leafOrSpineFrrConfig("l2", 65102, "10.0.0.12", {"swp1", "swp2"}));
+    auto twoPaths = [&f](const std::string& node, const std::string& prefix) {
+        auto out = f.exec(node, "ip route show " + prefix).out;
+        return out.find("dev swp1") != std::string::npos && out.find("dev swp2") != std::string::npos;
+    };
+    if (!waitUntil([&twoPaths] { return twoPaths("l1", "10.2.2.0/24") && twoPaths("l2", "10.1.1.0/24"); },
+                   std::chrono::seconds(60)))
+        throw std::runtime_error("BGP did not converge in the dual-spine fabric");
+}
+
+std::map<std::string, int> parseRouteWeights(const std::string& text) {
+    std::map<std::string, int> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        auto dev = line.find(" dev ");
+        if (dev == std::string::npos) continue;
+        std::istringstream words(line.substr(dev + 5));
+        std::string name, key;
+        int weight = 1;
+        words >> name;
+        while (words >> key) {
+            if (key == "weight") words >> weight;
+        }
+        out[name] = weight;
+    }
+    return out;
+}
+
+void shapePort(Fabric& f, const std::string& node, const std::string& port, double mbit) {
+    if (mbit <= 0) {
+        f.exec(node, "tc qdisc del dev " + port + " root 2>/dev/null");
+        return;
+    }
+    // burst: at least one 10 ms worth or 16 KB; queue limit: 20 ms of data.
+    double bytesPerMs = mbit * 1000 / 8;
+    auto burst = std::to_string(static_cast<long>(std::max(16000.0, bytesPerMs * 10)));
+    auto limit = std::to_string(static_cast<long>(std::max(30000.0, bytesPerMs * 20)));
+    f.execOk(node, "tc qdisc replace dev " + port + " root tbf rate " + std::to_string(mbit) +
+                       "mbit burst " + burst + " limit " + limit);
 }
 
 }  // namespace twinrail::lab

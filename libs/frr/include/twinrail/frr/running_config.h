@@ -24,6 +24,9 @@ public:
     static RunningConfig parse(const std::string& text);
     bool has(const ConfigLine& required) const;
     std::optional<std::string> bgpRouterHeader() const;  // "router bgp 65101"
+    // Lines directly under `context` ("router bgp" allowed) that start with `prefix`.
+    std::vector<std::string> linesUnder(const std::vector<std::string>& context,
+                                        const std::string& prefix) const;
 
 private:
     std::vector<std::string> resolve(const ConfigLine& line) const;
@@ -37,5 +40,10 @@ std::vector<ConfigLine> missingLines(const RunningConfig& running,
 // vtysh arguments ("-c", "configure terminal", "-c", ...) adding one missing line.
 // Empty when the line needs a BGP instance that does not exist.
 std::vector<std::string> vtyshAddArgs(const RunningConfig& running, const ConfigLine& line);
+
+// One vtysh invocation adding all `lines` in order (each entered from the top level).
+// Lines that need a missing BGP instance are skipped.
+std::vector<std::string> vtyshBatchArgs(const RunningConfig& running,
+                                        const std::vector<ConfigLine>& lines);
 
 }  // namespace twinrail::frr

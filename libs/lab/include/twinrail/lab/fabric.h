@@ -52,6 +52,22 @@ private:
 // BGP unnumbered between leaves and spine; ipv4 and ipv6 unicast activated.
 void buildMiniFabric(Fabric& fabric);
 
+// Two spines, two leaves, one host per leaf: the smallest fabric with a choice of
+// paths. Spines share AS 65000 (so no leaf-spine-leaf-spine valley paths); leaves are
+// 65101/65102. l1:swp1-s1:swp1, l1:swp2-s2:swp1, l2:swp1-s1:swp2, l2:swp2-s2:swp2;
+// h1 (10.1.1.10/24) on l1:swp3, h2 (10.2.2.10/24) on l2:swp3. Returns when l1 has both
+// spines as next hops for h2's subnet.
+void buildDualSpineFabric(Fabric& fabric);
+
+// Replaces the root qdisc of `node`:`port` with a token bucket of `mbit` Mbit/s;
+// mbit 0 removes it (back to the default qdisc).
+void shapePort(Fabric& fabric, const std::string& node, const std::string& port, double mbit);
+
+// Next-hop weights of a multipath route as `ip route show` prints them, by device:
+// "nexthop via inet6 fe80::1 dev swp1 weight 25" -> {"swp1", 25}. A single-path route
+// gives its device with weight 1.
+std::map<std::string, int> parseRouteWeights(const std::string& ipRouteShow);
+
 std::string leafOrSpineFrrConfig(const std::string& hostname, int asn,
                                  const std::string& routerId,
                                  const std::vector<std::string>& fabricPorts);

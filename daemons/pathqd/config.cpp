@@ -1,0 +1,138 @@
+#include "config.h"
+
+#include <set>
+
+namespace twinrail::pathqd {
+namespace {
+
+using nlohmann::json;
+using service::FieldReader;
+
+void millis(FieldReader& r, const std::string& field, std::chrono::milliseconds& out, long long lo,
+            long long hi) {
+    long long v = out.count();
+    r.integer(field, v, lo, hi);
+    out = std::chrono::milliseconds(v);
+}
+
+std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
+    const std::string where = "PATHQD|global";
+    if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
+    FieldReader r{row, where, std::nullopt};
+    r.rejectUnknown({"sample_interval_ms", "levels", "reference_mbps", "max_penalty", "util_knee",
+                     "queue_ref_us", "latency_ref_us", "drop_ref", "smoothing_ms", "hysteresis",
+                     "confirm_samples", "min_hold_ms", "raise_hold_ms", "source", "publish", "ipv4", "ipv6",
+                     "probe_port", "peer_report_timeout_ms", "int_port", "int_node_id",
+                     "int_latency_unit_ns", "int_queue_unit_bytes", "int_util_scale",
+                     "weights_interval_ms"});
+    auto& m = cfg.model;
+    millis(r, "sample_interval_ms", cfg.sampleInterval, 10, 10000);
+    r.integer("levels", m.levels, 2, 100);
+    double refMbps = m.referenceBps / 1e6;
+    r.number("reference_mbps", refMbps, 1, 1e9);
+    m.referenceBps = refMbps * 1e6;
+    r.number("max_penalty", m.maxPenalty, 0, 0.95);
+    r.number("util_knee", m.utilKnee, 0, 0.99);
+    double queueUs = m.queueRefSeconds * 1e6, latencyUs = m.latencyRefSeconds * 1e6;
+    r.number("queue_ref_us", queueUs, 0.1, 1e7);
+    r.number("latency_ref_us", latencyUs, 0.1, 1e7);
+    m.queueRefSeconds = queueUs / 1e6;
+    m.latencyRefSeconds = latencyUs / 1e6;
+    r.number("drop_ref", m.dropRefRatio, 1e-6, 1);
+    millis(r, "smoothing_ms", m.smoothing, 0, 600000);
+    r.number("hysteresis", m.hysteresis, 0, 10);
+    r.integer("confirm_samples", m.confirmSamples, 1, 100);
+    millis(r, "min_hold_ms", m.minHold, 0, 3600000);
+    millis(r, "raise_hold_ms", m.raiseHold, 0, 3600000);
+    if (auto s = r.text("source")) {
+        if (*s == "linux") cfg.source = CounterKind::Linux;
+        else if (*s == "sonic") cfg.source = CounterKind::Sonic;
+        else r.fail("source", "\"" + *s + "\" is not linux or sonic");
+    }
+    r.boolean("publish", cfg.publish);
+    r.boolean("ipv4", cfg.ipv4);
+    r.boolean("ipv6", cfg.ipv6);
+    r.integer("probe_port", cfg.probePort, 0, 65535);
+    millis(r, "peer_report_timeout_ms", cfg.peerReportTimeout, 100, 3600000);
+    r.integer("int_port", cfg.intPort, 0, 65535);
+    long long node = -1;
+    r.integer("int_node_id", node, 0, 0xffffffffLL);
+    if (node >= 0) cfg.intNodeId = static_cast<uint32_t>(node);
+    r.number("int_latency_unit_ns", cfg.intLatencyUnitNs, 1e-3, 1e9);
+    r.number("int_queue_unit_bytes", cfg.intQueueUnitBytes, 1e-3, 1e6);
+    r.number("int_util_scale", cfg.intUtilScale, 1, 1e9);
+    millis(r, "weights_interval_ms", cfg.weightsInterval, 100, 3600000);
+    if (!r.error && cfg.probePort != 0 && cfg.probePort == cfg.intPort)
+        r.fail("int_port", "must differ from probe_port");
+    return r.error;
+}
+
+std::optional<ConfigError> parsePort(const std::string& name, const json& row, PortConfig& port) {
+    const std::string where = "PATHQD_PORT|" + name;
+    if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
+    if (name.empty() || name.size() >= 16 || name.find_first_of(" /") != std::string::npos)
+        return ConfigError{where, "\"" + name + "\" is not a valid interface name"};
+    FieldReader r{row, where, std::nullopt};
+    r.rejectUnknown({"role", "capacity_mbps", "int_port_id"});
+    auto role = r.text("role");
+    if (!role) r.fail("role", "missing (uplink or downlink)");
+    else if (*role == "uplink") port.role = Role::Uplink;
+    else if (*role == "downlink") port.role = Role::Downlink;
+    else r.fail("role", "\"" + *role + "\" is not uplink or downlink");
+    double mbps = -1;
+    r.number("capacity_mbps", mbps, 0.001, 1e9);
+    if (mbps > 0) port.capacityBps = mbps * 1e6;
+    long long id = -1;
+    r.integer("int_port_id", id, 0, 0xfffe);
+    if (id >= 0) port.intPortId = static_cast<uint16_t>(id);
+    return r.error;
+}
+
+}  // namespace
+
+const char* roleName(Role r) { return r == Role::Uplink ? "uplink" : "downlink"; }
+
+bool Config::operator==(const Config& o) const {
+    const auto& a = model;
+    const auto& b = o.model;
+    bool sameModel = a.referenceBps == b.referenceBps && a.levels == b.levels &&
+                     a.maxPenalty == b.maxPenalty && a.utilKnee == b.utilKnee &&
+                     a.queueRefSeconds == b.queueRefSeconds &&
+                     a.latencyRefSeconds == b.latencyRefSeconds && a.dropRefRatio == b.dropRefRatio &&
+                     a.smoothing == b.smoothing && a.hysteresis == b.hysteresis &&
+                     a.confirmSamples == b.confirmSamples && a.minHold == b.minHold &&
+                     a.raiseHold == b.raiseHold;
+    return sameModel && sampleInterval == o.sampleInterval && source == o.source &&
+           publish == o.publish && ipv4 == o.ipv4 && ipv6 == o.ipv6 && probePort == o.probePort &&
+           peerReportTimeout == o.peerReportTimeout && intPort == o.intPort &&
+           intNodeId == o.intNodeId && intLatencyUnitNs == o.intLatencyUnitNs &&
+           intQueueUnitBytes == o.intQueueUnitBytes && intUtilScale == o.intUtilScale &&
+           weightsInterval == o.weightsInterval && ports == o.ports;
+}
+
+std::variant<Config, ConfigError> parseConfig(const nlohmann::json& doc) {
+    Config cfg;
+    if (!doc.is_object()) return ConfigError{"config", "must be a JSON object of tables"};
+    if (auto t = doc.find("PATHQD"); t != doc.end()) {
+        if (!t->is_object()) return ConfigError{"PATHQD", "must be an object of keys"};
+        for (auto it = t->begin(); it != t->end(); ++it) {
+            if (it.key() != "global") return ConfigError{"PATHQD|" + it.key(), "unknown key (only \"global\")"};
+            if (auto err = parseGlobal(it.value(), cfg)) return *err;
+        }
+    }
+    if (auto t = doc.find("PATHQD_PORT"); t != doc.end()) {
+        if (!t->is_object()) return ConfigError{"PATHQD_PORT", "must be an object of ports"};
+        std::set<uint16_t> intIds;
+        for (auto it = t->begin(); it != t->end(); ++it) {
+            PortConfig port;
+            if (auto err = parsePort(it.key(), it.value(), port)) return *err;
+            if (port.intPortId && !intIds.insert(*port.intPortId).second)
+                return ConfigError{"PATHQD_PORT|" + it.key() + " field int_port_id",
+                                   "id " + std::to_string(*port.intPortId) + " is used by another port"};
+            cfg.ports[it.key()] = port;
+        }
+    }
+    return cfg;
+}
+
+}  // namespace twinrail::pathqd

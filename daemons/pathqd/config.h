@@ -1,0 +1,55 @@
+// pathqd's configuration, parsed from the config_db.json shape that both the file and
+// CONFIG_DB produce:
+//   PATHQD|global          daemon-wide settings (all optional)
+//   PATHQD_PORT|<port>     fabric ports: role uplink (leaf -> spine) or downlink
+//                          (spine -> leaf), optional capacity and INT port id
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "twinrail/quality/quality.h"
+#include "twinrail/service/config_fields.h"
+
+namespace twinrail::pathqd {
+
+using ConfigError = service::ConfigError;
+
+enum class Role { Uplink, Downlink };
+const char* roleName(Role r);
+
+struct PortConfig {
+    Role role = Role::Uplink;
+    std::optional<double> capacityBps;  // for ports without a speed (veth) or to cap it
+    std::optional<uint16_t> intPortId;  // egress port id in INT metadata
+    bool operator==(const PortConfig&) const = default;
+};
+
+enum class CounterKind { Linux, Sonic };
+
+struct Config {
+    std::chrono::milliseconds sampleInterval{100};
+    quality::Params model;
+    CounterKind source = CounterKind::Linux;
+    bool publish = true;                   // write FRR route-maps (downlink ports)
+    bool ipv4 = true, ipv6 = true;         // address families the route-maps attach in
+    uint16_t probePort = 50411;            // 0: no latency probes / no level exchange
+    std::chrono::milliseconds peerReportTimeout{10000};
+    uint16_t intPort = 0;                  // 0: no INT collector
+    std::optional<uint32_t> intNodeId;     // accept INT hops of this node only
+    double intLatencyUnitNs = 1;           // hop latency unit
+    double intQueueUnitBytes = 1;          // queue occupancy unit (cell size)
+    double intUtilScale = 1000;            // egress tx util: value / scale = fraction
+    std::chrono::milliseconds weightsInterval{1000};
+    std::map<std::string, PortConfig> ports;
+    bool operator==(const Config&) const;
+};
+
+std::variant<Config, ConfigError> parseConfig(const nlohmann::json& configDb);
+
+}  // namespace twinrail::pathqd

@@ -1,0 +1,108 @@
+// pathqd's modules on one io_context: every sample period the counter source is read,
+// INT and probe latencies are overlaid, each port's quality filter decides its level,
+// and changed levels go to the FRR publisher (downlinks) and into the probes (uplinks,
+// so the spine learns them). Redis is a side channel: nothing waits for it.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "config.h"
+#include "counter_source.h"
+#include "frr_publisher.h"
+#include "int_collector.h"
+#include "link_probe.h"
+#include "twinrail/quality/quality.h"
+#include "twinrail/redis/client.h"
+#include "twinrail/redis/state_table.h"
+
+namespace twinrail::pathqd {
+
+struct DaemonOptions {
+    std::optional<redis::Endpoint> stateDb;
+    int stateDbId = 6;
+    char stateDbSeparator = '|';
+    frr::VtyshOptions vtysh;
+    bool useFrr = true;
+};
+
+// Everything pathqd knows about one configured port.
+struct Link {
+    PortConfig config;
+    int ifindex = 0;
+    bool present = false;
+    quality::RateTracker rates;
+    quality::LatencyFloor floor;
+    quality::Filter filter;
+    quality::Signals signals;
+    quality::Breakdown breakdown;
+    std::optional<quality::RateTracker::Rates> lastRates;
+    MetricSnapshot snapshot;  // taken when the level last changed; what BGP carries
+    int peerLevel = 0;        // downlinks: the leaf's reported uplink level (0 unknown)
+    std::string latencySource = "none";
+    std::optional<double> displayLatency;  // RTT/2 or INT hop latency, for operators
+    std::chrono::system_clock::time_point lastChangeWall{};
+    explicit Link(const quality::Params& p) : filter(p) {}
+};
+
+struct DaemonStats {
+    uint64_t samples = 0;
+    uint64_t sampleErrors = 0;
+    uint64_t overruns = 0;      // a period started while the last read was still running
+    uint64_t levelChanges = 0;
+    uint64_t configRejected = 0;
+};
+
+class Daemon {
+public:
+    Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
+           std::unique_ptr<CounterSource> source);
+    void start();
+    void stop();  // leaves FRR configuration and routes as they are
+    void applyConfig(const Config& next);
+    const std::map<std::string, Link>& links() const { return links_; }
+    const DaemonStats& stats() const { return stats_; }
+
+private:
+    void armSample();
+    void onCounters(const CounterMap& counters, const std::string& error);
+    bool updateLink(const std::string& name, Link& link, const PortCounters* pc,
+                    quality::Clock::time_point now);
+    void overlayLatency(const std::string& name, Link& link, quality::Signals& s,
+                        quality::Clock::time_point now);
+    void probeAndExchange(quality::Clock::time_point now, bool& changed);
+    void publish();
+    void rebuildLinks();
+    void armWeights();
+    void refreshWeights();
+    void armStats();
+    void publishStats();
+    std::optional<redis::Fields> qualityRow(const std::string& port) const;
+    std::vector<std::string> qualityKeys() const;
+    std::optional<redis::Fields> weightRow(const std::string& key) const;
+    std::vector<std::string> weightKeys() const;
+    IntMapping intMapping() const;
+
+    boost::asio::io_context& io_;
+    Config cfg_;
+    DaemonOptions options_;
+    std::unique_ptr<CounterSource> source_;
+    std::map<std::string, Link> links_;
+    std::vector<std::string> portNames_;
+    std::unique_ptr<LinkProber> prober_;
+    std::unique_ptr<IntCollector> int_;
+    std::unique_ptr<FrrPublisher> publisher_;
+    std::unique_ptr<redis::Client> stateDb_;
+    std::unique_ptr<redis::StateTable> qualityTable_, weightTable_;
+    std::map<std::string, redis::Fields> weights_;
+    boost::asio::steady_timer sampleTimer_, weightsTimer_, statsTimer_;
+    quality::Clock::time_point nextSample_;
+    bool sampling_ = false;
+    int auditCountdown_ = 0;
+    DaemonStats stats_;
+};
+
+}  // namespace twinrail::pathqd

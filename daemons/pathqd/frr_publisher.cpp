@@ -1,0 +1,103 @@
+#include "frr_publisher.h"
+
+#include "twinrail/common/log.h"
+
+namespace twinrail::pathqd {
+namespace {
+constexpr auto kRetry = std::chrono::seconds(1);
+
+std::optional<uint32_t> asnOf(const frr::RunningConfig& running) {
+    auto header = running.bgpRouterHeader();  // "router bgp 65000"
+    if (!header) return std::nullopt;
+    try {
+        return static_cast<uint32_t>(std::stoul(header->substr(11)));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+}  // namespace
+
+FrrPublisher::FrrPublisher(boost::asio::io_context& io, frr::VtyshOptions options)
+    : vtysh_(io, std::move(options)), retry_(io) {}
+
+void FrrPublisher::request(PolicyInput desired) {
+    desired_ = std::move(desired);
+    dirty_ = true;
+    kick();
+}
+
+void FrrPublisher::audit() {
+    if (inFlight_ || !desired_) return;
+    running_.reset();
+    dirty_ = true;
+    kick();
+}
+
+void FrrPublisher::retryLater() {
+    retry_.expires_after(kRetry);
+    retry_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) kick();
+    });
+}
+
+void FrrPublisher::readRunning() {
+    inFlight_ = true;
+    vtysh_.showRunning([this](bool ok, const std::string& text) {
+        inFlight_ = false;
+        if (!ok) {
+            if (state_ != "unreachable") log::error("FRR: cannot read the running config: ", text);
+            state_ = "unreachable";
+            return retryLater();
+        }
+        running_ = frr::RunningConfig::parse(text);
+        kick();
+    });
+}
+
+void FrrPublisher::kick() {
+    if (inFlight_ || !dirty_ || !desired_) return;
+    if (!running_) return readRunning();
+    auto asn = asnOf(*running_);
+    if (!asn) {
+        if (state_ != "no-bgp") log::error("FRR: no `router bgp` instance; nothing to attach route-maps to");
+        state_ = "no-bgp";
+        running_.reset();
+        return retryLater();
+    }
+    PolicyInput in = *desired_;
+    dirty_ = false;
+    in.asn = *asn;
+    PolicyDiff diff = diffPolicy(*running_, in);
+    for (const auto& [port, line] : diff.conflicts)
+        if (conflicts_[port] != line) log::error("FRR: neighbor ", port, " already has '", line,
+                                                 "'; pathqd leaves that port alone");
+    conflicts_ = diff.conflicts;
+    if (diff.add.empty() && diff.remove.empty()) {
+        state_ = conflicts_.empty() ? "ok" : "conflict";
+        return;
+    }
+    auto args = policyVtyshArgs(*running_, diff, in);
+    size_t lines = diff.add.size() + diff.remove.size();
+    auto started = std::chrono::steady_clock::now();
+    inFlight_ = true;
+    vtysh_.run(args, [this, lines, started](const ProcessResult& r) {
+        inFlight_ = false;
+        stats_.lastBatchMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        running_.reset();  // re-read: what FRR shows, not what we sent, is the truth
+        if (r.exitCode != 0) {
+            ++stats_.errors;
+            state_ = "error";
+            dirty_ = true;
+            log::error("FRR: vtysh batch failed (exit ", r.exitCode, r.timedOut ? ", timed out" : "", "): ",
+                       r.out.substr(0, 400), r.err.substr(0, 400));
+            return retryLater();
+        }
+        ++stats_.batches;
+        stats_.linesSent += lines;
+        state_ = conflicts_.empty() ? "ok" : "conflict";
+        log::debug("FRR: applied ", lines, " lines in ", stats_.lastBatchMs, " ms");
+        kick();
+    });
+}
+
+}  // namespace twinrail::pathqd

@@ -1,0 +1,50 @@
+// Applies desired FRR policy (frr_policy.h) through vtysh: one batch at a time, the
+// newest desired state wins (intermediate ones are skipped), only the missing lines
+// are sent, and the soft refreshes follow in the same call so the change reaches the
+// leaves' kernels in a few hundred milliseconds instead of FRR's 5 s route-map timer.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "frr_policy.h"
+#include "twinrail/frr/vtysh.h"
+
+namespace twinrail::pathqd {
+
+struct PublisherStats {
+    uint64_t batches = 0;       // vtysh calls that changed configuration
+    uint64_t linesSent = 0;
+    uint64_t errors = 0;
+    double lastBatchMs = 0;
+};
+
+class FrrPublisher {
+public:
+    FrrPublisher(boost::asio::io_context& io, frr::VtyshOptions options);
+    void request(PolicyInput desired);
+    void audit();  // forget the cached running config; re-read and re-diff
+    const PublisherStats& stats() const { return stats_; }
+    const std::string& state() const { return state_; }  // ok, unreachable, no-bgp, conflict, error
+    const std::map<std::string, std::string>& conflicts() const { return conflicts_; }
+    bool busy() const { return inFlight_; }
+
+private:
+    void kick();
+    void readRunning();
+    void retryLater();
+    frr::Vtysh vtysh_;
+    boost::asio::steady_timer retry_;
+    std::optional<frr::RunningConfig> running_;
+    std::optional<PolicyInput> desired_;  // the newest request
+    bool dirty_ = false;                  // desired_ not yet applied
+    bool inFlight_ = false;
+    std::string state_ = "starting";
+    std::map<std::string, std::string> conflicts_;
+    PublisherStats stats_;
+};
+
+}  // namespace twinrail::pathqd

@@ -1,0 +1,84 @@
+// Latency probes over each fabric link, and the in-band exchange of uplink levels.
+//
+// Every sample period pathqd sends a 32-byte UDP probe to ff02::1 on each configured
+// port (hop limit 1, so only the neighbour on that link hears it). The neighbour's
+// pathqd echoes our send time and adds its own receive time. RTT/2 is shown to
+// operators; the quality model uses the one-way delay (peer receive - our send). It
+// carries the unknown offset between the two clocks, which the model's latency floor
+// cancels, and unlike the RTT it does not include the neighbour's own egress queue: a
+// leaf whose spine is congested toward it must not think its own uplink is. Each probe and reply also carries the sender's published
+// egress level on that link: this is how a spine learns its leaves' uplink levels
+// (see frr_policy.h for why the spine, not the leaf, applies them).
+//
+// Wire format (network order): magic "TRPQ" | version 1 | type (1 probe, 2 reply) |
+// level (0 unknown) | reserved | sequence u32 | sender's send time u64 (echoed in the
+// reply) | replier's receive time u64 (0 in probes) | reserved u32.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <unordered_map>
+
+namespace twinrail::pathqd {
+
+struct ProbeMessage {
+    uint8_t type = 1;
+    uint8_t level = 0;
+    uint32_t sequence = 0;
+    uint64_t timestampNs = 0;
+    uint64_t peerReceiveNs = 0;
+};
+
+inline constexpr size_t kProbeBytes = 32;
+std::array<uint8_t, kProbeBytes> encodeProbe(const ProbeMessage& m);
+std::optional<ProbeMessage> decodeProbe(std::span<const uint8_t> bytes);
+
+struct ProbeStats {
+    uint64_t sent = 0;
+    uint64_t sendErrors = 0;
+    uint64_t replies = 0;
+    uint64_t answered = 0;  // probes from neighbours we replied to
+    uint64_t malformed = 0;
+};
+
+class LinkProber {
+public:
+    using Clock = std::chrono::steady_clock;
+    struct PortView {
+        std::optional<double> rttSeconds;
+        std::optional<double> forwardSeconds;        // one-way, plus the clock offset
+        std::optional<Clock::time_point> lastReply;  // for loss detection
+        int peerLevel = 0;
+        std::optional<Clock::time_point> peerLevelAt;
+    };
+
+    LinkProber(boost::asio::io_context& io, uint16_t port);
+    ~LinkProber();
+    LinkProber(const LinkProber&) = delete;
+    LinkProber& operator=(const LinkProber&) = delete;
+
+    void start();  // throws std::runtime_error when the socket cannot be bound
+    // Sends one probe on `ifindex`, carrying our current level on that link.
+    void probe(int ifindex, uint8_t ourLevel);
+    void setLevel(int ifindex, uint8_t level) { levels_[ifindex] = level; }
+    const PortView* view(int ifindex) const;
+    const ProbeStats& stats() const { return stats_; }
+
+private:
+    void armRead();
+    void receive();
+    int fd_ = -1;
+    uint16_t port_;
+    uint32_t sequence_ = 0;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> descriptor_;
+    std::unordered_map<int, PortView> ports_;
+    std::unordered_map<int, uint8_t> levels_;  // what we tell each neighbour in replies
+    ProbeStats stats_;
+};
+
+}  // namespace twinrail::pathqd

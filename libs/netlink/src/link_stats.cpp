@@ -1,0 +1,262 @@
+#include "twinrail/netlink/link_stats.h"
+
+#include <linux/ethtool.h>
+#include <linux/if.h>
+#include <linux/gen_stats.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/nexthop.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <span>
+#include <stdexcept>
+
+namespace twinrail::netlink {
+namespace {
+
+using Bytes = std::span<const uint8_t>;
+
+// Attributes of a message as (type -> payload) with every length checked.
+std::map<uint16_t, Bytes> attributes(Bytes area) {
+    std::map<uint16_t, Bytes> out;
+    while (area.size() >= sizeof(nlattr)) {
+        nlattr a{};
+        std::memcpy(&a, area.data(), sizeof a);
+        if (a.nla_len < sizeof(nlattr) || a.nla_len > area.size()) break;
+        out[a.nla_type & NLA_TYPE_MASK] = area.subspan(NLA_HDRLEN, a.nla_len - NLA_HDRLEN);
+        size_t step = NLA_ALIGN(a.nla_len);
+        if (step >= area.size()) break;
+        area = area.subspan(step);
+    }
+    return out;
+}
+
+template <typename T>
+std::optional<T> scalar(const std::map<uint16_t, Bytes>& attrs, uint16_t type) {
+    auto it = attrs.find(type);
+    if (it == attrs.end() || it->second.size() < sizeof(T)) return std::nullopt;
+    T v;
+    std::memcpy(&v, it->second.data(), sizeof v);
+    return v;
+}
+
+std::string text(const std::map<uint16_t, Bytes>& attrs, uint16_t type) {
+    auto it = attrs.find(type);
+    if (it == attrs.end()) return {};
+    const auto* p = reinterpret_cast<const char*>(it->second.data());
+    return std::string(p, strnlen(p, it->second.size()));
+}
+
+std::optional<IpAddr> address(const std::map<uint16_t, Bytes>& attrs, uint16_t type) {
+    auto it = attrs.find(type);
+    if (it == attrs.end()) return std::nullopt;
+    if (it->second.size() == 4) return IpAddr::v4(it->second.data());
+    if (it->second.size() == 16) return IpAddr::v6(it->second.data());
+    return std::nullopt;
+}
+
+class Fd {
+public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() { if (fd_ >= 0) ::close(fd_); }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+// Sends one dump request and calls `each` with the body (after nlmsghdr) of every reply.
+template <typename Header>
+void dump(uint16_t type, const Header& header, const char* what,
+          const std::function<void(const Header&, Bytes attrs)>& each) {
+    Fd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+    if (fd.get() < 0) throw std::runtime_error(std::string("netlink socket for ") + what + ": " + std::strerror(errno));
+    struct {
+        nlmsghdr nh;
+        Header body;
+    } req{};
+    req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(Header));
+    req.nh.nlmsg_type = type;
+    req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+    req.nh.nlmsg_seq = 1;
+    req.body = header;
+    if (::send(fd.get(), &req, req.nh.nlmsg_len, 0) < 0)
+        throw std::runtime_error(std::string("netlink dump of ") + what + ": " + std::strerror(errno));
+    std::vector<uint8_t> buf(64 * 1024);
+    for (;;) {
+        ssize_t n = ::recv(fd.get(), buf.data(), buf.size(), 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw std::runtime_error(std::string("netlink dump of ") + what + ": " + std::strerror(errno));
+        Bytes rest(buf.data(), static_cast<size_t>(n));
+        while (rest.size() >= sizeof(nlmsghdr)) {
+            nlmsghdr nh{};
+            std::memcpy(&nh, rest.data(), sizeof nh);
+            if (nh.nlmsg_len < sizeof(nlmsghdr) || nh.nlmsg_len > rest.size()) break;
+            if (nh.nlmsg_type == NLMSG_DONE) return;
+            if (nh.nlmsg_type == NLMSG_ERROR) {
+                nlmsgerr err{};
+                if (nh.nlmsg_len >= NLMSG_LENGTH(sizeof err)) std::memcpy(&err, rest.data() + NLMSG_HDRLEN, sizeof err);
+                throw std::runtime_error(std::string("netlink dump of ") + what + ": " + std::strerror(-err.error));
+            }
+            if (nh.nlmsg_len >= NLMSG_LENGTH(sizeof(Header))) {
+                Header h{};
+                std::memcpy(&h, rest.data() + NLMSG_HDRLEN, sizeof h);
+                size_t attrStart = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(Header));
+                if (attrStart <= nh.nlmsg_len) each(h, rest.subspan(attrStart, nh.nlmsg_len - attrStart));
+            }
+            size_t step = NLMSG_ALIGN(nh.nlmsg_len);
+            if (step >= rest.size()) break;
+            rest = rest.subspan(step);
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<LinkCounters> dumpLinkCounters() {
+    std::vector<LinkCounters> out;
+    ifinfomsg req{};
+    req.ifi_family = AF_UNSPEC;
+    dump<ifinfomsg>(RTM_GETLINK, req, "links", [&out](const ifinfomsg& ifi, Bytes area) {
+        auto attrs = attributes(area);
+        LinkCounters c;
+        c.ifindex = ifi.ifi_index;
+        c.name = text(attrs, IFLA_IFNAME);
+        c.operUp = (ifi.ifi_flags & IFF_RUNNING) != 0;
+        if (auto s = scalar<rtnl_link_stats64>(attrs, IFLA_STATS64)) {
+            c.txBytes = s->tx_bytes;
+            c.txPackets = s->tx_packets;
+            c.txDropped = s->tx_dropped;
+        }
+        out.push_back(std::move(c));
+    });
+    return out;
+}
+
+std::vector<QdiscStats> dumpRootQdiscs() {
+    std::vector<QdiscStats> out;
+    tcmsg req{};
+    req.tcm_family = AF_UNSPEC;
+    dump<tcmsg>(RTM_GETQDISC, req, "qdiscs", [&out](const tcmsg& tc, Bytes area) {
+        if (tc.tcm_parent != TC_H_ROOT) return;
+        auto attrs = attributes(area);
+        QdiscStats q;
+        q.ifindex = tc.tcm_ifindex;
+        q.kind = text(attrs, TCA_KIND);
+        if (auto it = attrs.find(TCA_STATS2); it != attrs.end()) {
+            auto stats = attributes(it->second);
+            if (auto queue = scalar<gnet_stats_queue>(stats, TCA_STATS_QUEUE)) {
+                q.backlogBytes = queue->backlog;
+                q.qlen = queue->qlen;
+                q.drops = queue->drops;
+            }
+        }
+        if (auto it = attrs.find(TCA_OPTIONS); q.kind == "tbf" && it != attrs.end()) {
+            auto opts = attributes(it->second);
+            if (auto rate64 = scalar<uint64_t>(opts, TCA_TBF_RATE64)) q.rateBps = *rate64 * 8;
+            else if (auto parms = scalar<tc_tbf_qopt>(opts, TCA_TBF_PARMS)) q.rateBps = uint64_t{parms->rate.rate} * 8;
+        }
+        out.push_back(std::move(q));
+    });
+    return out;
+}
+
+std::optional<uint64_t> linkSpeedBps(const std::string& ifname) {
+    Fd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0 || ifname.size() >= IFNAMSIZ) return std::nullopt;
+    ethtool_cmd cmd{};
+    cmd.cmd = ETHTOOL_GSET;
+    ifreq ifr{};
+    std::memcpy(ifr.ifr_name, ifname.c_str(), ifname.size());
+    ifr.ifr_data = reinterpret_cast<char*>(&cmd);
+    if (::ioctl(fd.get(), SIOCETHTOOL, &ifr) < 0) return std::nullopt;
+    uint32_t mbps = ethtool_cmd_speed(&cmd);
+    if (mbps == 0 || mbps == static_cast<uint32_t>(SPEED_UNKNOWN)) return std::nullopt;
+    return uint64_t{mbps} * 1000000;
+}
+
+std::vector<RouteWeights> dumpRouteWeights(int family, uint8_t protocol) {
+    struct Nexthop {
+        WeightedNexthop single;
+        std::vector<std::pair<uint32_t, uint32_t>> group;  // member id, weight
+    };
+    std::map<uint32_t, Nexthop> objects;
+    nhmsg nreq{};
+    nreq.nh_family = AF_UNSPEC;
+    dump<nhmsg>(RTM_GETNEXTHOP, nreq, "nexthops", [&objects](const nhmsg&, Bytes area) {
+        auto attrs = attributes(area);
+        auto id = scalar<uint32_t>(attrs, NHA_ID);
+        if (!id) return;
+        Nexthop nh;
+        nh.single.ifindex = static_cast<int>(scalar<uint32_t>(attrs, NHA_OIF).value_or(0));
+        if (auto gw = address(attrs, NHA_GATEWAY)) nh.single.gateway = *gw;
+        if (auto it = attrs.find(NHA_GROUP); it != attrs.end()) {
+            for (size_t off = 0; off + sizeof(nexthop_grp) <= it->second.size(); off += sizeof(nexthop_grp)) {
+                nexthop_grp g{};
+                std::memcpy(&g, it->second.data() + off, sizeof g);
+                nh.group.emplace_back(g.id, uint32_t{g.weight} + 1);
+            }
+        }
+        objects[*id] = std::move(nh);
+    });
+
+    std::vector<RouteWeights> out;
+    rtmsg rreq{};
+    rreq.rtm_family = static_cast<unsigned char>(family);
+    dump<rtmsg>(RTM_GETROUTE, rreq, "routes", [&](const rtmsg& rt, Bytes area) {
+        if (rt.rtm_protocol != protocol || rt.rtm_table != RT_TABLE_MAIN) return;
+        auto attrs = attributes(area);
+        RouteWeights r;
+        auto dst = address(attrs, RTA_DST);
+        r.dst.addr = dst.value_or(family == AF_INET ? IpAddr::v4(std::array<uint8_t, 4>{}.data())
+                                                    : IpAddr::v6(std::array<uint8_t, 16>{}.data()));
+        r.dst.length = rt.rtm_dst_len;
+        if (auto nhid = scalar<uint32_t>(attrs, RTA_NH_ID)) {
+            r.nhid = *nhid;
+            auto it = objects.find(*nhid);
+            if (it == objects.end()) return;
+            if (it->second.group.empty()) r.nexthops.push_back(it->second.single);
+            for (const auto& [member, weight] : it->second.group) {
+                auto m = objects.find(member);
+                if (m == objects.end()) continue;
+                WeightedNexthop w = m->second.single;
+                w.weight = weight;
+                r.nexthops.push_back(w);
+            }
+        } else if (auto it = attrs.find(RTA_MULTIPATH); it != attrs.end()) {
+            Bytes mp = it->second;
+            while (mp.size() >= sizeof(rtnexthop)) {
+                rtnexthop rtnh{};
+                std::memcpy(&rtnh, mp.data(), sizeof rtnh);
+                if (rtnh.rtnh_len < sizeof rtnh || rtnh.rtnh_len > mp.size()) break;
+                auto nattrs = attributes(mp.subspan(RTNH_ALIGN(sizeof rtnh), rtnh.rtnh_len - RTNH_ALIGN(sizeof rtnh)));
+                WeightedNexthop w{rtnh.rtnh_ifindex, address(nattrs, RTA_GATEWAY).value_or(IpAddr{}),
+                                  uint32_t{rtnh.rtnh_hops} + 1};
+                r.nexthops.push_back(w);
+                size_t step = RTNH_ALIGN(rtnh.rtnh_len);
+                if (step >= mp.size()) break;
+                mp = mp.subspan(step);
+            }
+        } else {
+            WeightedNexthop w;
+            w.ifindex = static_cast<int>(scalar<uint32_t>(attrs, RTA_OIF).value_or(0));
+            w.gateway = address(attrs, RTA_GATEWAY).value_or(IpAddr{});
+            r.nexthops.push_back(w);
+        }
+        out.push_back(std::move(r));
+    });
+    return out;
+}
+
+}  // namespace twinrail::netlink

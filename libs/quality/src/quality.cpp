@@ -1,0 +1,108 @@
+#include "twinrail/quality/quality.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace twinrail::quality {
+namespace {
+double clamp01(double v) { return std::clamp(v, 0.0, 1.0); }
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+}  // namespace
+
+double LatencyFloor::update(double latencySeconds, Clock::time_point now) {
+    while (!minima_.empty() && minima_.back().second >= latencySeconds) minima_.pop_back();
+    minima_.emplace_back(now, latencySeconds);
+    while (minima_.front().first + window_ < now) minima_.pop_front();
+    return minima_.front().second;
+}
+
+Breakdown evaluate(const Signals& s, const Params& p) {
+    Breakdown b;
+    if (!s.up || s.capacityBps <= 0) return b;
+    b.util = s.txBps / s.capacityBps;
+    double byUtil = clamp01((b.util - p.utilKnee) / std::max(1e-9, 1.0 - p.utilKnee));
+    double byQueue = clamp01(s.queueBytes * 8.0 / s.capacityBps / p.queueRefSeconds);
+    double byDrops = clamp01(s.dropRatio / p.dropRefRatio);
+    double byLatency = 0;
+    if (s.latencySeconds)
+        byLatency = clamp01(*s.latencySeconds / p.latencyRefSeconds);
+    b.congestion = std::max({byUtil, byQueue, byDrops, byLatency});
+    b.usableBps = s.capacityBps * (1.0 - p.maxPenalty * b.congestion);
+    b.level = b.usableBps / p.referenceBps * p.levels;
+    return b;
+}
+
+int Filter::clampLevel(double v) const {
+    return std::clamp(static_cast<int>(std::lround(v)), 1, p_.levels);
+}
+
+bool Filter::update(double rawLevel, bool up, Clock::time_point now) {
+    if (!up) {
+        started_ = false;
+        recent_.clear();
+        outOfBand_ = 0;
+        if (published_ == 0) return false;
+        published_ = 0;
+        lastChange_ = now;
+        return true;
+    }
+    recent_.push_back(rawLevel);
+    while (static_cast<int>(recent_.size()) > std::max(1, p_.confirmSamples)) recent_.pop_front();
+    if (!started_) {  // first sample, or the link came back: no history to damp against
+        started_ = true;
+        smoothed_ = rawLevel;
+        lastSample_ = now;
+        int level = clampLevel(rawLevel);
+        if (level == published_) return false;
+        published_ = level;
+        lastChange_ = now;
+        return true;
+    }
+    double dt = seconds(now - *lastSample_);
+    lastSample_ = now;
+    double tau = std::max(1e-3, seconds(p_.smoothing));
+    smoothed_ += (1.0 - std::exp(-dt / tau)) * (rawLevel - smoothed_);
+
+    bool outside = std::abs(smoothed_ - published_) > 0.5 + p_.hysteresis;
+    outOfBand_ = outside ? outOfBand_ + 1 : 0;
+    if (outOfBand_ < std::max(1, p_.confirmSamples)) return false;
+
+    // Confirmed. After a step the recent raw samples agree and the EWMA still lags:
+    // publish their median. When they disagree (a noisy link drifting), the EWMA is the
+    // better estimate.
+    std::vector<double> sorted(recent_.begin(), recent_.end());
+    std::sort(sorted.begin(), sorted.end());
+    double median = sorted.back() - sorted.front() <= 1.0 ? sorted[sorted.size() / 2] : smoothed_;
+    int candidate = clampLevel(median);
+    if (candidate == published_) return false;  // a transient the EWMA still carries
+    auto hold = candidate > published_ ? std::max(p_.minHold, p_.raiseHold) : p_.minHold;
+    if (lastChange_ && now - *lastChange_ < hold) {
+        ++suppressed_;
+        return false;
+    }
+    published_ = candidate;
+    smoothed_ = median;
+    outOfBand_ = 0;
+    lastChange_ = now;
+    return true;
+}
+
+std::optional<RateTracker::Rates> RateTracker::update(const Counters& c, Clock::time_point now) {
+    std::optional<Rates> out;
+    if (last_ && now > lastTime_ && c.txBytes >= last_->txBytes && c.txPackets >= last_->txPackets &&
+        c.drops >= last_->drops) {
+        double dt = seconds(now - lastTime_);
+        Rates r;
+        r.txBps = static_cast<double>(c.txBytes - last_->txBytes) * 8.0 / dt;
+        double sent = static_cast<double>(c.txPackets - last_->txPackets);
+        double dropped = static_cast<double>(c.drops - last_->drops);
+        r.dropRatio = sent + dropped > 0 ? dropped / (sent + dropped) : 0.0;
+        out = r;
+    }
+    last_ = c;
+    lastTime_ = now;
+    return out;
+}
+
+}  // namespace twinrail::quality

@@ -1,0 +1,91 @@
+// What every twinrail daemon's main does, once: parse the common options, pick the
+// config source (a config_db.json-shaped file re-read on SIGHUP, or live CONFIG_DB
+// tables), refuse bad config with exit code 78 at start and keep the last good config
+// afterwards, handle SIGTERM/SIGINT, and ping the systemd watchdog. A daemon supplies
+// its config parser and its start/apply/stop through Hooks.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "twinrail/common/log.h"
+#include "twinrail/common/notify.h"
+#include "twinrail/frr/vtysh.h"
+#include "twinrail/redis/client.h"
+#include "twinrail/redis/config_db.h"
+#include "twinrail/redis/sonic_db.h"
+
+namespace twinrail::service {
+
+struct ServiceSpec {
+    std::string name;                 // "hostrouted"
+    std::string summary;              // one line: what the daemon does
+    std::vector<std::string> tables;  // CONFIG_DB tables it reads
+};
+
+struct CommonOptions {
+    std::string configFile;
+    bool checkOnly = false;
+    bool redisGiven = false;
+    bool noStateDb = false;
+    redis::Endpoint redis;
+    std::string dbConfig = redis::kSonicDbConfig;
+    frr::VtyshOptions vtysh;
+    bool checkFrr = true;
+    log::Priority level = log::Priority::Info;
+};
+
+// Exits 0 after printing usage for --help; nullopt (and a message) on a bad option.
+std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, char** argv);
+
+// Where the running daemon publishes state; empty when it should not.
+struct StartContext {
+    boost::asio::io_context& io;
+    const CommonOptions& options;
+    std::optional<redis::DbLocation> stateDb;
+};
+
+struct Hooks {
+    // Parses `doc`; returns "where: what" for bad config. Must not change anything.
+    std::function<std::optional<std::string>(const nlohmann::json& doc)> check;
+    // First good config: build and start the daemon; throw std::exception on failure.
+    std::function<void(const nlohmann::json& doc, const StartContext& ctx)> start;
+    // Later good configs.
+    std::function<void(const nlohmann::json& doc)> apply;
+    std::function<void()> stop;  // SIGTERM: leave routes in place
+};
+
+class ServiceHost {
+public:
+    ServiceHost(ServiceSpec spec, CommonOptions options, Hooks hooks);
+    int run();  // returns the process exit code
+
+private:
+    void waitSignal();
+    void loadFile();
+    void configFailed(const std::string& what);
+    void onConfig(const nlohmann::json& doc, const std::string& origin);
+    void shutdown(int code);
+
+    ServiceSpec spec_;
+    CommonOptions opts_;
+    Hooks hooks_;
+    boost::asio::io_context io_;
+    boost::asio::signal_set signals_;
+    redis::DbLocation configDb_, stateDb_;
+    std::unique_ptr<redis::ConfigDbWatcher> watcher_;
+    std::unique_ptr<WatchdogPinger> watchdog_;
+    bool started_ = false;
+    int exitCode_ = 0;
+};
+
+// main() for a daemon: parse options, run the host, map exceptions to exit codes.
+int serviceMain(const ServiceSpec& spec, int argc, char** argv, const Hooks& hooks);
+
+}  // namespace twinrail::service

@@ -1,0 +1,190 @@
+#include "twinrail/service/service.h"
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <variant>
+
+#include "twinrail/common/sysexits.h"
+
+namespace twinrail::service {
+namespace {
+
+std::string usage(const ServiceSpec& spec) {
+    std::string tables;
+    for (const auto& t : spec.tables) tables += (tables.empty() ? "" : ", ") + t;
+    return "usage: " + spec.name + " [options]\n" + spec.summary + "\n\n" +
+           "Config (SONiC CONFIG_DB tables " + tables + "):\n" + R"(  --config FILE          read the config_db.json-shaped FILE instead of CONFIG_DB
+                         (SIGHUP re-reads it)
+  --check-config         validate the config and exit (0, or 78 with the bad field)
+Redis:
+  --redis-socket PATH    unix socket (default: from database_config.json, else TCP)
+  --redis-host HOST      default 127.0.0.1
+  --redis-port PORT      default 6379
+  --db-config PATH       SONiC database_config.json
+                         (default /var/run/redis/sonic-db/database_config.json)
+  --no-state-db          do not publish state (implied by --config without --redis-*)
+FRR:
+  --vtysh PATH           default /usr/bin/vtysh
+  --frr-pathspace NAME   FRR instance started with -N NAME
+  --no-frr-check         do not read or change FRR's configuration
+Other:
+  --log-level LEVEL      error, warning, notice, info (default) or debug
+  --help
+)";
+}
+
+std::variant<nlohmann::json, std::string> readJsonFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return path + ": " + std::strerror(errno);
+    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (doc.is_discarded()) return path + ": not valid JSON";
+    return doc;
+}
+
+}  // namespace
+
+std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
+    CommonOptions o;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::cout << usage(spec);
+            std::exit(0);
+        }
+        if (a == "--check-config") { o.checkOnly = true; continue; }
+        if (a == "--no-state-db") { o.noStateDb = true; continue; }
+        if (a == "--no-frr-check") { o.checkFrr = false; continue; }
+        static const std::set<std::string> kValued = {
+            "--config", "--redis-socket", "--redis-host", "--redis-port", "--db-config",
+            "--vtysh", "--frr-pathspace", "--log-level"};
+        if (kValued.count(a) == 0) {
+            std::cerr << spec.name << ": unknown option " << a << "\n" << usage(spec);
+            return std::nullopt;
+        }
+        if (i + 1 >= argc) {
+            std::cerr << spec.name << ": " << a << " needs a value\n";
+            return std::nullopt;
+        }
+        std::string v = argv[++i];
+        if (a == "--config") o.configFile = v;
+        else if (a == "--redis-socket") o.redis.unixSocket = v, o.redisGiven = true;
+        else if (a == "--redis-host") o.redis.host = v, o.redisGiven = true;
+        else if (a == "--redis-port") o.redis.port = std::atoi(v.c_str()), o.redisGiven = true;
+        else if (a == "--db-config") o.dbConfig = v;
+        else if (a == "--vtysh") o.vtysh.binary = v;
+        else if (a == "--frr-pathspace") o.vtysh.pathspace = v;
+        else if (a == "--log-level") {
+            static const std::map<std::string, log::Priority> kLevels = {
+                {"error", log::Priority::Error}, {"warning", log::Priority::Warning},
+                {"notice", log::Priority::Notice}, {"info", log::Priority::Info},
+                {"debug", log::Priority::Debug}};
+            auto it = kLevels.find(v);
+            if (it == kLevels.end()) {
+                std::cerr << spec.name << ": unknown log level " << v << "\n";
+                return std::nullopt;
+            }
+            o.level = it->second;
+        }
+    }
+    return o;
+}
+
+ServiceHost::ServiceHost(ServiceSpec spec, CommonOptions options, Hooks hooks)
+    : spec_(std::move(spec)), opts_(std::move(options)), hooks_(std::move(hooks)),
+      signals_(io_, SIGTERM, SIGINT, SIGHUP) {}
+
+int ServiceHost::run() {
+    try {
+        configDb_ = redis::resolveDb("CONFIG_DB", opts_.redis, opts_.dbConfig);
+        stateDb_ = redis::resolveDb("STATE_DB", opts_.redis, opts_.dbConfig);
+    } catch (const std::exception& e) {
+        log::error(e.what());
+        return exitcode::kOsErr;
+    }
+    waitSignal();
+    if (!opts_.configFile.empty()) {
+        io_.post([this] { loadFile(); });
+    } else {
+        watcher_ = std::make_unique<redis::ConfigDbWatcher>(
+            io_, configDb_.endpoint, configDb_.id, configDb_.separator, spec_.tables,
+            [this](const nlohmann::json& doc) { onConfig(doc, "CONFIG_DB"); });
+        watcher_->start();
+    }
+    io_.run();
+    return exitCode_;
+}
+
+void ServiceHost::waitSignal() {
+    signals_.async_wait([this](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        if (sig == SIGHUP) {
+            log::notice("SIGHUP: reloading config");
+            if (watcher_) watcher_->reload();
+            else loadFile();
+            return waitSignal();
+        }
+        log::notice("signal ", sig, ": exiting; routes and FRR configuration stay in place");
+        sdNotify("STOPPING=1");
+        shutdown(exitcode::kOk);
+    });
+}
+
+void ServiceHost::loadFile() {
+    auto doc = readJsonFile(opts_.configFile);
+    if (auto* err = std::get_if<std::string>(&doc)) return configFailed(*err);
+    onConfig(std::get<nlohmann::json>(doc), opts_.configFile);
+}
+
+void ServiceHost::configFailed(const std::string& what) {
+    if (!started_) {
+        log::error("bad config: ", what);
+        return shutdown(exitcode::kConfig);
+    }
+    log::error("bad config, keeping the running config: ", what);
+}
+
+void ServiceHost::onConfig(const nlohmann::json& doc, const std::string& origin) {
+    if (auto err = hooks_.check(doc)) return configFailed(origin + ": " + *err);
+    if (opts_.checkOnly) {
+        log::notice("config OK");
+        return shutdown(exitcode::kOk);
+    }
+    if (started_) return hooks_.apply(doc);
+    StartContext ctx{io_, opts_, std::nullopt};
+    if (!(opts_.noStateDb || (!opts_.configFile.empty() && !opts_.redisGiven))) ctx.stateDb = stateDb_;
+    try {
+        hooks_.start(doc, ctx);
+    } catch (const std::exception& e) {
+        log::error("cannot start: ", e.what());
+        return shutdown(exitcode::kOsErr);
+    }
+    started_ = true;
+    watchdog_ = std::make_unique<WatchdogPinger>(io_);
+    watchdog_->start();
+}
+
+void ServiceHost::shutdown(int code) {
+    exitCode_ = code;
+    if (watchdog_) watchdog_->stop();
+    if (started_ && hooks_.stop) hooks_.stop();
+    if (watcher_) watcher_->stop();
+    io_.stop();
+}
+
+int serviceMain(const ServiceSpec& spec, int argc, char** argv, const Hooks& hooks) {
+    auto opts = parseCommonArgs(spec, argc, argv);
+    if (!opts) return exitcode::kUsage;
+    log::setMaxPriority(opts->level);
+    try {
+        ServiceHost host(spec, std::move(*opts), hooks);
+        return host.run();
+    } catch (const std::exception& e) {
+        log::error("fatal: ", e.what());
+        return exitcode::kSoftware;
+    }
+}
+
+}  // namespace twinrail::service
