@@ -210,8 +210,11 @@ void Daemon::overlayLatency(const std::string& name, Link& link, quality::Signal
         s.latencySeconds = *v->forwardSeconds - link.floor.update(*v->forwardSeconds, now);
         link.displayLatency = *v->rttSeconds / 2;
         link.latencySource = "probe";
-    } else if (s.up && now - *v->lastReply > kLostPeriods * cfg_.sampleInterval) {
-        // Replies stopped while the link is up: probes are dropped in a full queue.
+    } else if (s.up && now - *v->lastReply > kLostPeriods * cfg_.sampleInterval && v->peerLevelAt &&
+               now - *v->peerLevelAt <= kLostPeriods * cfg_.sampleInterval) {
+        // The neighbour still probes us but our probes or its replies are lost: they are
+        // dropped in a full queue. (When nothing arrives at all, its pathqd is down or
+        // restarting: that says nothing about the link.)
         s.latencySeconds = cfg_.model.latencyRefSeconds;
         link.latencySource = "lost";
     }

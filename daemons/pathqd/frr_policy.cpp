@@ -42,32 +42,33 @@ std::vector<PolicyLine> desiredPolicy(const PolicyInput& in) {
         // `_` matches a community boundary, so level 1 does not match 65000:1:16.
         out.push_back({ConfigLine{{}, "bgp large-community-list expanded " + name + " seq 5 permit _[0-9]+:1:" +
                                           std::to_string(k) + "_"},
-                       "", Refresh::None});
+                       "", Refresh::None, ""});
     }
     for (const auto& [port, d] : in.downlinks) {
         std::string inMap = kInPrefix + port;
         std::string outMap = kOutPrefix + port;
         out.push_back({ConfigLine{{entry(inMap, 10)}, "set extcommunity bandwidth " + std::to_string(d.level)},
-                       port, Refresh::In});
-        out.push_back({ConfigLine{{entry(inMap, 10)}, largeCommunities(in.asn, d)}, port, Refresh::In});
+                       port, Refresh::In, ""});
+        out.push_back({ConfigLine{{entry(inMap, 10)}, largeCommunities(in.asn, d)}, port, Refresh::In,
+                       "set large-community " + std::to_string(in.asn) + ":1:" + std::to_string(d.level) + " "});
         int peer = d.peerLevel > 0 ? d.peerLevel : in.levels;
         for (int k = 1; k <= in.levels; ++k) {
             out.push_back({ConfigLine{{entry(outMap, k)}, "match large-community " + std::string(kListPrefix) +
                                                               std::to_string(k)},
-                           port, Refresh::Out});
+                           port, Refresh::Out, ""});
             out.push_back({ConfigLine{{entry(outMap, k)},
                                       "set extcommunity bandwidth " + std::to_string(std::min(k, peer))},
-                           port, Refresh::Out});
+                           port, Refresh::Out, ""});
         }
         out.push_back({ConfigLine{{entry(outMap, kUntaggedSeq)}, "set extcommunity bandwidth " + std::to_string(peer)},
-                       port, Refresh::Out});
+                       port, Refresh::Out, ""});
         // Attach last, so a neighbor never points at a route-map that does not exist
         // yet (FRR would deny every route through it).
         for (const auto& af : families(in)) {
             out.push_back({ConfigLine{{"router bgp", af}, "neighbor " + port + " route-map " + inMap + " in"},
-                           port, Refresh::In});
+                           port, Refresh::In, ""});
             out.push_back({ConfigLine{{"router bgp", af}, "neighbor " + port + " route-map " + outMap + " out"},
-                           port, Refresh::Out});
+                           port, Refresh::Out, ""});
         }
     }
     return out;
@@ -84,6 +85,8 @@ PolicyDiff diffPolicy(const frr::RunningConfig& running, const PolicyInput& in) 
     for (const auto& p : desiredPolicy(in)) {
         if (!p.port.empty() && diff.conflicts.count(p.port) > 0) continue;
         if (running.has(p.line)) continue;
+        if (!p.presentIfStartsWith.empty() && !running.linesUnder(p.line.context, p.presentIfStartsWith).empty())
+            continue;
         diff.add.push_back(p.line);
         if (p.refresh != Refresh::None) diff.refresh.insert({p.port, p.refresh});
     }

@@ -59,6 +59,10 @@ struct PolicyLine {
     frr::ConfigLine line;
     std::string port;  // empty for shared lines
     Refresh refresh = Refresh::None;
+    // When a line starting with this is present, the line counts as present: the metric
+    // communities are a snapshot of the last level change, and rewriting them alone
+    // (after a restart, say) would re-advertise every prefix for nothing.
+    std::string presentIfStartsWith;
 };
 
 std::vector<PolicyLine> desiredPolicy(const PolicyInput& in);

@@ -1,0 +1,157 @@
+// pathqd operations: hostile INT telemetry, bad config, restarts that must not move a
+// single weight, and FRR configuration that belongs to someone else.
+#include <csignal>
+
+#include "pathqd_fixture.h"
+#include "twinrail/telemetry/int_report.h"
+
+namespace twinrail::it {
+namespace {
+
+// One namespace pair without FRR: enough for the collector and config handling.
+class PathqdAlone : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        fabric_ = std::make_unique<lab::Fabric>(lab::uniquePrefix("pa"));
+        dir_ = "/tmp/" + fabric_->prefix() + "-" + info->name();
+        std::filesystem::remove_all(dir_);
+        std::filesystem::create_directories(dir_);
+        fabric_->addNode("a");
+        fabric_->addNode("b");
+        fabric_->link("a", "swp1", "b", "swp1");
+        redis_ = std::make_unique<lab::RedisServer>(dir_ + "/redis");
+        redis_->start();
+    }
+    void TearDown() override {
+        daemon_.reset();
+        redis_.reset();
+        fabric_.reset();
+        if (!HasFailure()) std::filesystem::remove_all(dir_);
+        else std::cerr << "logs kept in " << dir_ << "\n";
+    }
+    void writeConfig(const nlohmann::json& cfg) { std::ofstream(dir_ + "/pathqd.json") << cfg.dump(2); }
+    lab::ChildProcess& start() {
+        daemon_ = std::make_unique<lab::ChildProcess>(
+            std::vector<std::string>{"ip", "netns", "exec", fabric_->ns("a"), PATHQD_BIN, "--config",
+                                     dir_ + "/pathqd.json", "--no-frr-check", "--redis-socket", redis_->socket()},
+            dir_ + "/pathqd.log");
+        return *daemon_;
+    }
+    std::string stat(const std::string& field) {
+        auto out = redis_->cli(6, "HGET 'PATHQD_STATS|global' " + field);
+        return out.substr(0, out.find('\n'));
+    }
+    void send(const std::string& name, const std::vector<uint8_t>& bytes, int times = 1) {
+        std::string path = dir_ + "/" + name;
+        std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                    static_cast<std::streamsize>(bytes.size()));
+        fabric_->execOk("a", "for i in $(seq " + std::to_string(times) + "); do cat " + path +
+                                 " > /dev/udp/127.0.0.1/6790; sleep 0.02; done");
+    }
+
+    std::unique_ptr<lab::Fabric> fabric_;
+    std::string dir_;
+    std::unique_ptr<lab::RedisServer> redis_;
+    std::unique_ptr<lab::ChildProcess> daemon_;
+};
+
+nlohmann::json intConfig() {
+    return nlohmann::json::parse(R"({"PATHQD": {"global": {"int_port": "6790", "reference_mbps": "100",
+                                                           "latency_ref_us": "10000"}},
+                                     "PATHQD_PORT": {"swp1": {"role": "uplink", "capacity_mbps": "100",
+                                                              "int_port_id": "5"}}})");
+}
+
+TEST_F(PathqdAlone, BadIntReportsAreCountedAndDropped) {
+    writeConfig(intConfig());
+    auto& d = start();
+    ASSERT_TRUE(waitUntil([&d] { return d.log().find("sampling") != std::string::npos; }, 10s)) << d.log();
+    telemetry::IntHop hop;
+    hop.egressPort = 5;
+    hop.hopLatency = 30'000'000;  // 30 ms in this hop
+    hop.queueOccupancy = 1000;
+    auto valid = telemetry::buildTelemetryReport(1, 1, 0x4000 | 0x2000 | 0x1000, {hop});
+    auto truncated = std::vector<uint8_t>(valid.begin(), valid.begin() + 14);
+    auto wrongVersion = valid;
+    wrongVersion[0] = static_cast<uint8_t>(0x10 | (wrongVersion[0] & 0x0f));
+    std::vector<uint8_t> oversized(6000, 0x20);
+    std::vector<uint8_t> garbage = {0xde, 0xad, 0xbe, 0xef, 0x00, 0x01};
+    send("truncated", truncated);
+    send("wrong-version", wrongVersion);
+    send("oversized", oversized);
+    send("garbage", garbage);
+    EXPECT_TRUE(waitUntil([this] { return stat("int_bad") == "4"; }, 5s)) << stat("int_bad") << d.log();
+    EXPECT_EQ(stat("int_packets"), "4");
+    EXPECT_EQ(stat("int_hops"), "0");
+    EXPECT_TRUE(d.running());
+    // Valid reports keep flowing: the port's latency now comes from INT.
+    send("valid", valid, 40);
+    EXPECT_EQ(stat("int_bad"), "4");
+    EXPECT_TRUE(waitUntil([this] { return std::atoi(stat("int_hops").c_str()) >= 40; }, 5s)) << stat("int_hops");
+    EXPECT_NE(d.log().find("INT: dropped a bad report"), std::string::npos);
+    EXPECT_TRUE(d.running());
+}
+
+TEST_F(PathqdAlone, BadConfigExits78AndIsRefusedAtRuntime) {
+    auto bad = intConfig();
+    bad["PATHQD_PORT"]["swp1"]["role"] = "spine";
+    writeConfig(bad);
+    auto& d = start();
+    EXPECT_EQ(d.wait(10s), 78);
+    EXPECT_NE(d.log().find("PATHQD_PORT|swp1 field role"), std::string::npos) << d.log();
+
+    writeConfig(intConfig());
+    auto& good = start();
+    ASSERT_TRUE(waitUntil([&good] { return good.log().find("sampling") != std::string::npos; }, 10s));
+    bad = intConfig();
+    bad["PATHQD"]["global"]["levels"] = "1000";
+    writeConfig(bad);
+    good.signal(SIGHUP);
+    EXPECT_TRUE(waitUntil([&good] { return good.log().find("keeping the running config") != std::string::npos; }, 5s))
+        << good.log();
+    EXPECT_NE(good.log().find("PATHQD|global field levels"), std::string::npos);
+    EXPECT_TRUE(good.running());
+}
+
+// On the dual-spine fabric: a restart moves nothing, foreign route-maps are left alone,
+// and a port taken out of the config loses the route-maps pathqd made for it.
+TEST_F(PathqdFabric, OwnsOnlyItsFrrConfigAndRestartsWithoutChurn) {
+    fabric_->vtysh("s2", "configure terminal\nroute-map OPERATOR permit 10\nexit\nrouter bgp 65000\n"
+                         "address-family ipv4 unicast\nneighbor swp2 route-map OPERATOR in");
+    fabric_->exec("s2", "vtysh -N " + fabric_->ns("s2") + " -c \"configure terminal\" -c \"route-map OPERATOR permit 10\" "
+                        "-c exit -c \"router bgp 65000\" -c \"address-family ipv4 unicast\" "
+                        "-c \"neighbor swp2 route-map OPERATOR in\"");
+    startAll();
+    lab::shapePort(*fabric_, "s1", "swp2", 20);
+    ASSERT_TRUE(waitUntil([this] { return share("l1", "10.2.2.0/24", "swp1") < 30.0; }, 10s));
+    auto s2config = fabric_->vtysh("s2", "show running-config");
+    EXPECT_NE(s2config.find("neighbor swp2 route-map OPERATOR in"), std::string::npos);
+    EXPECT_EQ(s2config.find("TWINRAIL-PQ-IN-swp2"), std::string::npos) << s2config;
+    EXPECT_NE(s2config.find("TWINRAIL-PQ-IN-swp1"), std::string::npos);
+    EXPECT_NE(daemons_[1]->log().find("pathqd leaves that port alone"), std::string::npos);
+
+    // Restart s1's pathqd: the route-maps stay while it is down, and the new process
+    // finds nothing to change.
+    auto before = weights("l1", "10.2.2.0/24");
+    daemons_[0]->stop();
+    std::this_thread::sleep_for(2s);
+    EXPECT_EQ(weights("l1", "10.2.2.0/24"), before);
+    startPathqd("s1", config("downlink"), true);
+    std::this_thread::sleep_for(4s);
+    EXPECT_EQ(weights("l1", "10.2.2.0/24"), before);
+    EXPECT_EQ(stat("s1", "publishes"), "0") << daemons_.back()->log();
+
+    // Taking swp1 out of s1's config removes its route-maps (and only those).
+    auto cfg = config("downlink");
+    cfg["PATHQD_PORT"].erase("swp1");
+    std::ofstream(dir_ + "/pathqd-s1.json") << cfg.dump(2);
+    daemons_.back()->signal(SIGHUP);
+    EXPECT_TRUE(waitUntil([this] { return fabric_->vtysh("s1", "show running-config").find("TWINRAIL-PQ-IN-swp1") ==
+                                          std::string::npos; }, 10s));
+    auto s1config = fabric_->vtysh("s1", "show running-config");
+    EXPECT_NE(s1config.find("neighbor swp2 route-map TWINRAIL-PQ-IN-swp2 in"), std::string::npos) << s1config;
+}
+
+}  // namespace
+}  // namespace twinrail::it

@@ -1,0 +1,127 @@
+#include <gtest/gtest.h>
+
+#include "twinrail/quality/quality.h"
+
+namespace twinrail::quality {
+namespace {
+
+using namespace std::chrono_literals;
+
+Params labParams() {
+    Params p;
+    p.referenceBps = 100e6;
+    p.levels = 16;
+    p.queueRefSeconds = 0.02;
+    p.latencyRefSeconds = 0.01;
+    p.minHold = 1s;
+    p.raiseHold = 5s;
+    return p;
+}
+
+TEST(QualityEvaluate, IdleLinkIsItsCapacity) {
+    Signals s{true, 50e6, 10e6, 0, 0, std::nullopt};
+    auto b = evaluate(s, labParams());
+    EXPECT_DOUBLE_EQ(b.congestion, 0);
+    EXPECT_DOUBLE_EQ(b.usableBps, 50e6);
+    EXPECT_DOUBLE_EQ(b.level, 8);
+}
+
+TEST(QualityEvaluate, UtilisationBelowTheKneeCostsNothing) {
+    Signals s{true, 100e6, 79e6, 0, 0, std::nullopt};
+    EXPECT_DOUBLE_EQ(evaluate(s, labParams()).congestion, 0);
+    s.txBps = 90e6;  // halfway between the knee (0.8) and 1
+    EXPECT_NEAR(evaluate(s, labParams()).congestion, 0.5, 1e-9);
+}
+
+TEST(QualityEvaluate, WorstSignalWinsAndPenaltyIsCapped) {
+    auto p = labParams();
+    Signals s{true, 100e6, 0, 250000, 0, std::nullopt};  // 20 ms of queue = full
+    auto b = evaluate(s, p);
+    EXPECT_DOUBLE_EQ(b.congestion, 1);
+    EXPECT_DOUBLE_EQ(b.usableBps, 50e6);  // maxPenalty 0.5
+    s = Signals{true, 100e6, 0, 0, 0.005, 0.002};  // half the drop ref, 20% of latency ref
+    EXPECT_NEAR(evaluate(s, p).congestion, 0.5, 1e-9);
+}
+
+TEST(QualityEvaluate, DownOrUnknownCapacityIsZero) {
+    EXPECT_DOUBLE_EQ(evaluate(Signals{false, 100e6, 0, 0, 0, std::nullopt}, labParams()).level, 0);
+    EXPECT_DOUBLE_EQ(evaluate(Signals{true, 0, 0, 0, 0, std::nullopt}, labParams()).level, 0);
+}
+
+TEST(QualityFilter, NoisyLinkPublishesOnce) {
+    Filter f(labParams());
+    auto t = Clock::time_point{} + 1h;
+    EXPECT_TRUE(f.update(8.0, true, t));
+    int changes = 0;
+    for (int i = 1; i <= 600; ++i) {  // 60 s of +-1.2 level noise around 8
+        double noise = (i % 3 == 0 ? 1.2 : (i % 3 == 1 ? -1.2 : 0.3));
+        changes += f.update(8.0 + noise, true, t + i * 100ms) ? 1 : 0;
+    }
+    EXPECT_EQ(changes, 0);
+    EXPECT_EQ(f.published(), 8);
+}
+
+TEST(QualityFilter, StepPublishesTheNewLevelAfterConfirmation) {
+    Filter f(labParams());
+    auto t = Clock::time_point{} + 1h;
+    f.update(16, true, t);
+    EXPECT_FALSE(f.update(3.2, true, t + 2000ms));
+    EXPECT_FALSE(f.update(3.1, true, t + 2100ms));
+    EXPECT_TRUE(f.update(3.3, true, t + 2200ms));  // third sample out of band
+    EXPECT_EQ(f.published(), 3);                   // the step, not the lagging EWMA
+}
+
+TEST(QualityFilter, HoldTimesBoundTheChangeRate) {
+    Filter f(labParams());  // minHold 1 s, raiseHold 5 s
+    auto t = Clock::time_point{} + 1h;
+    f.update(16, true, t);
+    // A drop confirmed within a few samples is still held until 1 s after the last change.
+    auto changedAt = [&f](Clock::time_point from, double level) {
+        for (int i = 1; i <= 100; ++i)
+            if (f.update(level, true, from + i * 100ms)) return from + i * 100ms;
+        return from + 1h;
+    };
+    auto drop = changedAt(t, 8);
+    EXPECT_EQ(drop - t, 1000ms);
+    EXPECT_EQ(f.published(), 8);
+    EXPECT_GT(f.suppressed(), 0u);
+    // A raise right after waits for raiseHold, although it is confirmed at once.
+    auto raise = changedAt(drop, 16);
+    EXPECT_EQ(raise - drop, 5000ms);
+    EXPECT_EQ(f.published(), 16);
+}
+
+TEST(QualityFilter, DownIsImmediateAndNeverBelowOneWhenUp) {
+    Filter f(labParams());
+    auto t = Clock::time_point{} + 1h;
+    f.update(0.2, true, t);
+    EXPECT_EQ(f.published(), 1);  // a live link is thinned, not removed
+    EXPECT_TRUE(f.update(0, false, t + 100ms));
+    EXPECT_EQ(f.published(), 0);
+    EXPECT_TRUE(f.update(12, true, t + 200ms));  // back up: no history to damp against
+    EXPECT_EQ(f.published(), 12);
+}
+
+TEST(QualityRates, CountersGoingBackwardsGiveNoRate) {
+    RateTracker r;
+    auto t = Clock::time_point{} + 1h;
+    EXPECT_FALSE(r.update({1000, 10, 0}, t));
+    auto rate = r.update({1000 + 125000, 110, 10}, t + 100ms);
+    ASSERT_TRUE(rate);
+    EXPECT_NEAR(rate->txBps, 10e6, 1);
+    EXPECT_NEAR(rate->dropRatio, 10.0 / 110.0, 1e-9);
+    EXPECT_FALSE(r.update({5, 1, 0}, t + 200ms));  // counter reset
+    EXPECT_TRUE(r.update({10, 2, 0}, t + 300ms));
+}
+
+TEST(QualityLatencyFloor, FollowsTheMinimumOverTheWindow) {
+    LatencyFloor f(10s);
+    auto t = Clock::time_point{} + 1h;
+    EXPECT_DOUBLE_EQ(f.update(5.0, t), 5.0);  // a clock offset, not latency
+    EXPECT_DOUBLE_EQ(f.update(5.02, t + 1s), 5.0);
+    EXPECT_DOUBLE_EQ(f.update(4.99, t + 2s), 4.99);
+    EXPECT_DOUBLE_EQ(f.update(5.05, t + 13s), 5.05);  // the old minima left the window
+}
+
+}  // namespace
+}  // namespace twinrail::quality
