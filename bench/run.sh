@@ -1,10 +1,16 @@
 #!/bin/bash
-# Runs the benchmarks on the namespace fabric and writes bench/results/*.json (root).
-# usage: bench/run.sh [sizes, e.g. 1000,10000,100000]
+# Runs the benchmarks on the namespace fabrics and writes bench/results/*.json (root).
+# usage: bench/run.sh [hostrouted|pathqd|all] [hostrouted sizes, e.g. 1000,10000,100000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 scripts/build.sh
 mkdir -p bench/results
-build/bench/hostrouted_bench "$PWD/build/daemons/hostrouted/hostrouted" \
-  bench/results/hostrouted.json "${1:-1000,10000,100000}"
+what="${1:-all}"
+if [ "$what" = all ] || [ "$what" = hostrouted ]; then
+  build/bench/hostrouted_bench "$PWD/build/daemons/hostrouted/hostrouted" \
+    bench/results/hostrouted.json "${2:-1000,10000,100000}"
+fi
+if [ "$what" = all ] || [ "$what" = pathqd ]; then
+  build/bench/pathqd_bench "$PWD/build/daemons/pathqd/pathqd" bench/results/pathqd.json 20
+fi

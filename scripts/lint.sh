@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f build/compile_commands.json ] || scripts/build.sh
-clang-tidy -p build --quiet daemons/hostrouted/*.cpp libs/*/src/*.cpp tools/*/*.cpp
+clang-tidy -p build --quiet daemons/*/*.cpp libs/*/src/*.cpp tools/*/*.cpp

@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
     };
     hooks.stop = [rt] { rt->daemon->stop(); };
     return tr::service::serviceMain(
-        {"hostrouted", "Turns live hosts on host-facing ports into /32 and /128 routes that FRR advertises.",
+        {"hostrouted",
+         "Turns live hosts on host-facing ports into /32 and /128 routes that FRR advertises.",
          {"HOSTROUTED", "HOSTROUTED_INTERFACE"}},
         argc, argv, hooks);
 }

@@ -19,11 +19,30 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     const std::string where = "PATHQD|global";
     if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
     FieldReader r{row, where, std::nullopt};
-    r.rejectUnknown({"sample_interval_ms", "levels", "reference_mbps", "max_penalty", "util_knee",
-                     "queue_ref_us", "latency_ref_us", "drop_ref", "smoothing_ms", "hysteresis",
-                     "confirm_samples", "min_hold_ms", "raise_hold_ms", "source", "publish", "ipv4", "ipv6",
-                     "probe_port", "peer_report_timeout_ms", "int_port", "int_node_id",
-                     "int_latency_unit_ns", "int_queue_unit_bytes", "int_util_scale",
+    r.rejectUnknown({"sample_interval_ms",
+                     "levels",
+                     "reference_mbps",
+                     "max_penalty",
+                     "util_knee",
+                     "queue_ref_us",
+                     "latency_ref_us",
+                     "drop_ref",
+                     "smoothing_ms",
+                     "hysteresis",
+                     "confirm_samples",
+                     "min_hold_ms",
+                     "raise_hold_ms",
+                     "source",
+                     "publish",
+                     "ipv4",
+                     "ipv6",
+                     "probe_port",
+                     "peer_report_timeout_ms",
+                     "int_port",
+                     "int_node_id",
+                     "int_latency_unit_ns",
+                     "int_queue_unit_bytes",
+                     "int_util_scale",
                      "weights_interval_ms"});
     auto& m = cfg.model;
     millis(r, "sample_interval_ms", cfg.sampleInterval, 10, 10000);
@@ -45,9 +64,13 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     millis(r, "min_hold_ms", m.minHold, 0, 3600000);
     millis(r, "raise_hold_ms", m.raiseHold, 0, 3600000);
     if (auto s = r.text("source")) {
-        if (*s == "linux") cfg.source = CounterKind::Linux;
-        else if (*s == "sonic") cfg.source = CounterKind::Sonic;
-        else r.fail("source", "\"" + *s + "\" is not linux or sonic");
+        if (*s == "linux") {
+            cfg.source = CounterKind::Linux;
+        } else if (*s == "sonic") {
+            cfg.source = CounterKind::Sonic;
+        } else {
+            r.fail("source", "\"" + *s + "\" is not linux or sonic");
+        }
     }
     r.boolean("publish", cfg.publish);
     r.boolean("ipv4", cfg.ipv4);
@@ -75,10 +98,15 @@ std::optional<ConfigError> parsePort(const std::string& name, const json& row, P
     FieldReader r{row, where, std::nullopt};
     r.rejectUnknown({"role", "capacity_mbps", "int_port_id"});
     auto role = r.text("role");
-    if (!role) r.fail("role", "missing (uplink or downlink)");
-    else if (*role == "uplink") port.role = Role::Uplink;
-    else if (*role == "downlink") port.role = Role::Downlink;
-    else r.fail("role", "\"" + *role + "\" is not uplink or downlink");
+    if (!role) {
+        r.fail("role", "missing (uplink or downlink)");
+    } else if (*role == "uplink") {
+        port.role = Role::Uplink;
+    } else if (*role == "downlink") {
+        port.role = Role::Downlink;
+    } else {
+        r.fail("role", "\"" + *role + "\" is not uplink or downlink");
+    }
     double mbps = -1;
     r.number("capacity_mbps", mbps, 0.001, 1e9);
     if (mbps > 0) port.capacityBps = mbps * 1e6;
@@ -90,7 +118,9 @@ std::optional<ConfigError> parsePort(const std::string& name, const json& row, P
 
 }  // namespace
 
-const char* roleName(Role r) { return r == Role::Uplink ? "uplink" : "downlink"; }
+const char* roleName(Role r) {
+    return r == Role::Uplink ? "uplink" : "downlink";
+}
 
 bool Config::operator==(const Config& o) const {
     const auto& a = model;
@@ -98,10 +128,10 @@ bool Config::operator==(const Config& o) const {
     bool sameModel = a.referenceBps == b.referenceBps && a.levels == b.levels &&
                      a.maxPenalty == b.maxPenalty && a.utilKnee == b.utilKnee &&
                      a.queueRefSeconds == b.queueRefSeconds &&
-                     a.latencyRefSeconds == b.latencyRefSeconds && a.dropRefRatio == b.dropRefRatio &&
-                     a.smoothing == b.smoothing && a.hysteresis == b.hysteresis &&
-                     a.confirmSamples == b.confirmSamples && a.minHold == b.minHold &&
-                     a.raiseHold == b.raiseHold;
+                     a.latencyRefSeconds == b.latencyRefSeconds &&
+                     a.dropRefRatio == b.dropRefRatio && a.smoothing == b.smoothing &&
+                     a.hysteresis == b.hysteresis && a.confirmSamples == b.confirmSamples &&
+                     a.minHold == b.minHold && a.raiseHold == b.raiseHold;
     return sameModel && sampleInterval == o.sampleInterval && source == o.source &&
            publish == o.publish && ipv4 == o.ipv4 && ipv6 == o.ipv6 && probePort == o.probePort &&
            peerReportTimeout == o.peerReportTimeout && intPort == o.intPort &&
@@ -116,7 +146,8 @@ std::variant<Config, ConfigError> parseConfig(const nlohmann::json& doc) {
     if (auto t = doc.find("PATHQD"); t != doc.end()) {
         if (!t->is_object()) return ConfigError{"PATHQD", "must be an object of keys"};
         for (auto it = t->begin(); it != t->end(); ++it) {
-            if (it.key() != "global") return ConfigError{"PATHQD|" + it.key(), "unknown key (only \"global\")"};
+            if (it.key() != "global")
+                return ConfigError{"PATHQD|" + it.key(), "unknown key (only \"global\")"};
             if (auto err = parseGlobal(it.value(), cfg)) return *err;
         }
     }
@@ -126,9 +157,11 @@ std::variant<Config, ConfigError> parseConfig(const nlohmann::json& doc) {
         for (auto it = t->begin(); it != t->end(); ++it) {
             PortConfig port;
             if (auto err = parsePort(it.key(), it.value(), port)) return *err;
-            if (port.intPortId && !intIds.insert(*port.intPortId).second)
-                return ConfigError{"PATHQD_PORT|" + it.key() + " field int_port_id",
-                                   "id " + std::to_string(*port.intPortId) + " is used by another port"};
+            if (port.intPortId && !intIds.insert(*port.intPortId).second) {
+                return ConfigError{
+                    "PATHQD_PORT|" + it.key() + " field int_port_id",
+                    "id " + std::to_string(*port.intPortId) + " is used by another port"};
+            }
             cfg.ports[it.key()] = port;
         }
     }

@@ -36,15 +36,15 @@ struct Config {
     std::chrono::milliseconds sampleInterval{100};
     quality::Params model;
     CounterKind source = CounterKind::Linux;
-    bool publish = true;                   // write FRR route-maps (downlink ports)
-    bool ipv4 = true, ipv6 = true;         // address families the route-maps attach in
-    uint16_t probePort = 50411;            // 0: no latency probes / no level exchange
+    bool publish = true;            // write FRR route-maps (downlink ports)
+    bool ipv4 = true, ipv6 = true;  // address families the route-maps attach in
+    uint16_t probePort = 50411;     // 0: no latency probes / no level exchange
     std::chrono::milliseconds peerReportTimeout{10000};
-    uint16_t intPort = 0;                  // 0: no INT collector
-    std::optional<uint32_t> intNodeId;     // accept INT hops of this node only
-    double intLatencyUnitNs = 1;           // hop latency unit
-    double intQueueUnitBytes = 1;          // queue occupancy unit (cell size)
-    double intUtilScale = 1000;            // egress tx util: value / scale = fraction
+    uint16_t intPort = 0;               // 0: no INT collector
+    std::optional<uint32_t> intNodeId;  // accept INT hops of this node only
+    double intLatencyUnitNs = 1;        // hop latency unit
+    double intQueueUnitBytes = 1;       // queue occupancy unit (cell size)
+    double intUtilScale = 1000;         // egress tx util: value / scale = fraction
     std::chrono::milliseconds weightsInterval{1000};
     std::map<std::string, PortConfig> ports;
     bool operator==(const Config&) const;

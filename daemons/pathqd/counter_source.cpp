@@ -30,9 +30,11 @@ void LinuxCounterSource::poll(const std::vector<std::string>& ports,
             p.up = link.operUp;
             p.counters = {link.txBytes, link.txPackets, link.txDropped};
             auto& speed = speeds_[link.name];
-            if (speed.second + kSpeedRefresh < now || speed.second.time_since_epoch().count() == 0) {
+            if (speed.second + kSpeedRefresh < now ||
+                speed.second.time_since_epoch().count() == 0) {
                 auto bps = netlink::linkSpeedBps(link.name);
-                speed = {bps ? std::optional<double>(static_cast<double>(*bps)) : std::nullopt, now};
+                speed = {bps ? std::optional<double>(static_cast<double>(*bps)) : std::nullopt,
+                         now};
             }
             p.capacityBps = speed.first;
             if (auto q = qdiscs.find(link.ifindex); q != qdiscs.end()) {
@@ -58,9 +60,10 @@ SonicCounterSource::SonicCounterSource(boost::asio::io_context& io, const redis:
 }
 
 void SonicCounterSource::resolve(const std::string& port) {
-    counters_.command({"HGET", "COUNTERS_PORT_NAME_MAP", port}, [this, port](const redis::Value& v) {
-        if (v.type == redis::Value::Type::String) oids_[port].port = v.str;
-    });
+    counters_.command({"HGET", "COUNTERS_PORT_NAME_MAP", port},
+                      [this, port](const redis::Value& v) {
+                          if (v.type == redis::Value::Type::String) oids_[port].port = v.str;
+                      });
     std::vector<std::string> args{"HMGET", "COUNTERS_QUEUE_NAME_MAP"};
     for (int q = 0; q < kQueuesPerPort; ++q) args.push_back(port + ":" + std::to_string(q));
     counters_.command(args, [this, port](const redis::Value& v) {
@@ -73,7 +76,8 @@ void SonicCounterSource::resolve(const std::string& port) {
 
 void SonicCounterSource::poll(const std::vector<std::string>& ports,
                               std::function<void(CounterMap, std::string)> done) {
-    if (!counters_.connected() || !appl_.connected()) return done({}, "COUNTERS_DB or APPL_DB not connected");
+    if (!counters_.connected() || !appl_.connected())
+        return done({}, "COUNTERS_DB or APPL_DB not connected");
     if (busy_) return done({}, "previous COUNTERS_DB read still running");
     struct Read {
         CounterMap out;
@@ -95,17 +99,18 @@ void SonicCounterSource::poll(const std::vector<std::string>& ports,
             continue;
         }
         read->outstanding += 2 + static_cast<int>(it->second.queues.size());
-        counters_.command({"HMGET", "COUNTERS:" + it->second.port, "SAI_PORT_STAT_IF_OUT_OCTETS",
-                           "SAI_PORT_STAT_IF_OUT_UCAST_PKTS", "SAI_PORT_STAT_IF_OUT_DISCARDS"},
-                          [read, port, finish](const redis::Value& v) {
-                              if (v.elements.size() == 3 && v.elements[0].type == redis::Value::Type::String) {
-                                  auto& c = read->out[port].counters;
-                                  c.txBytes = toU64(v.elements[0]);
-                                  c.txPackets = toU64(v.elements[1]);
-                                  c.drops = toU64(v.elements[2]);
-                              }
-                              finish();
-                          });
+        counters_.command(
+            {"HMGET", "COUNTERS:" + it->second.port, "SAI_PORT_STAT_IF_OUT_OCTETS",
+             "SAI_PORT_STAT_IF_OUT_UCAST_PKTS", "SAI_PORT_STAT_IF_OUT_DISCARDS"},
+            [read, port, finish](const redis::Value& v) {
+                if (v.elements.size() == 3 && v.elements[0].type == redis::Value::Type::String) {
+                    auto& c = read->out[port].counters;
+                    c.txBytes = toU64(v.elements[0]);
+                    c.txPackets = toU64(v.elements[1]);
+                    c.drops = toU64(v.elements[2]);
+                }
+                finish();
+            });
         for (const auto& q : it->second.queues) {
             counters_.command({"HGET", "COUNTERS:" + q, "SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES"},
                               [read, port, finish](const redis::Value& v) {
@@ -118,7 +123,8 @@ void SonicCounterSource::poll(const std::vector<std::string>& ports,
                           auto& p = read->out[port];
                           if (v.elements.size() == 2) {
                               p.up = v.elements[0].str == "up";
-                              if (uint64_t mbps = toU64(v.elements[1]); mbps > 0) p.capacityBps = static_cast<double>(mbps) * 1e6;
+                              if (uint64_t mbps = toU64(v.elements[1]); mbps > 0)
+                                  p.capacityBps = static_cast<double>(mbps) * 1e6;
                           }
                           finish();
                       });

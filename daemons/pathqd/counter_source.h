@@ -27,7 +27,7 @@ struct PortCounters {
 using CounterMap = std::map<std::string, PortCounters>;
 
 class CounterSource {
-public:
+  public:
     virtual ~CounterSource() = default;
     // Reads `ports` and calls `done` (possibly later, on the loop). Ports the source
     // cannot see are absent from the map; `error` is set when the read failed whole.
@@ -36,22 +36,23 @@ public:
 };
 
 class LinuxCounterSource final : public CounterSource {
-public:
+  public:
     void poll(const std::vector<std::string>& ports,
               std::function<void(CounterMap, std::string)> done) override;
 
-private:
-    std::map<std::string, std::pair<std::optional<double>, std::chrono::steady_clock::time_point>> speeds_;
+  private:
+    std::map<std::string, std::pair<std::optional<double>, std::chrono::steady_clock::time_point>>
+        speeds_;
 };
 
 class SonicCounterSource final : public CounterSource {
-public:
+  public:
     SonicCounterSource(boost::asio::io_context& io, const redis::Endpoint& counters, int countersDb,
                        const redis::Endpoint& appl, int applDb);
     void poll(const std::vector<std::string>& ports,
               std::function<void(CounterMap, std::string)> done) override;
 
-private:
+  private:
     struct Oids {
         std::string port;
         std::vector<std::string> queues;

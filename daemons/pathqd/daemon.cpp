@@ -22,8 +22,9 @@ constexpr int kLostPeriods = 10;       // no probe reply for this long: the link
 
 std::string ifName(int ifindex) {
     char buf[IF_NAMESIZE] = {};
-    return if_indextoname(static_cast<unsigned>(ifindex), buf) != nullptr ? std::string(buf)
-                                                                          : "if" + std::to_string(ifindex);
+    return if_indextoname(static_cast<unsigned>(ifindex), buf) != nullptr
+               ? std::string(buf)
+               : "if" + std::to_string(ifindex);
 }
 
 uint32_t toU32(double v) {
@@ -34,8 +35,13 @@ uint32_t toU32(double v) {
 
 Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
                std::unique_ptr<CounterSource> source)
-    : io_(io), cfg_(std::move(config)), options_(std::move(options)), source_(std::move(source)),
-      sampleTimer_(io), weightsTimer_(io), statsTimer_(io) {
+    : io_(io),
+      cfg_(std::move(config)),
+      options_(std::move(options)),
+      source_(std::move(source)),
+      sampleTimer_(io),
+      weightsTimer_(io),
+      statsTimer_(io) {
     rebuildLinks();
 }
 
@@ -54,7 +60,8 @@ void Daemon::rebuildLinks() {
 }
 
 IntMapping Daemon::intMapping() const {
-    IntMapping m{cfg_.intNodeId, {}, cfg_.intLatencyUnitNs, cfg_.intQueueUnitBytes, cfg_.intUtilScale};
+    IntMapping m{
+        cfg_.intNodeId, {}, cfg_.intLatencyUnitNs, cfg_.intQueueUnitBytes, cfg_.intUtilScale};
     for (const auto& [name, pc] : cfg_.ports)
         if (pc.intPortId) m.ports[*pc.intPortId] = name;
     return m;
@@ -69,12 +76,15 @@ void Daemon::start() {
         int_ = std::make_unique<IntCollector>(io_, cfg_.intPort, intMapping());
         int_->start();
     }
-    if (options_.useFrr && cfg_.publish) publisher_ = std::make_unique<FrrPublisher>(io_, options_.vtysh);
+    if (options_.useFrr && cfg_.publish)
+        publisher_ = std::make_unique<FrrPublisher>(io_, options_.vtysh);
     if (options_.stateDb) {
-        stateDb_ = std::make_unique<redis::Client>(io_, *options_.stateDb, options_.stateDbId, "STATE_DB");
+        stateDb_ =
+            std::make_unique<redis::Client>(io_, *options_.stateDb, options_.stateDbId, "STATE_DB");
         qualityTable_ = std::make_unique<redis::StateTable>(
             io_, *stateDb_, kQualityTable, options_.stateDbSeparator,
-            [this](const std::string& k) { return qualityRow(k); }, [this] { return qualityKeys(); });
+            [this](const std::string& k) { return qualityRow(k); },
+            [this] { return qualityKeys(); });
         weightTable_ = std::make_unique<redis::StateTable>(
             io_, *stateDb_, kWeightTable, options_.stateDbSeparator,
             [this](const std::string& k) { return weightRow(k); }, [this] { return weightKeys(); });
@@ -101,10 +111,12 @@ void Daemon::stop() {
 
 void Daemon::applyConfig(const Config& next) {
     if (next == cfg_) return;
-    if (next.probePort != cfg_.probePort || next.intPort != cfg_.intPort || next.source != cfg_.source) {
+    if (next.probePort != cfg_.probePort || next.intPort != cfg_.intPort ||
+        next.source != cfg_.source) {
         ++stats_.configRejected;
-        log::error("config rejected, keeping the running config: probe_port, int_port and source "
-                   "need a restart");
+        log::error(
+            "config rejected, keeping the running config: probe_port, int_port and source "
+            "need a restart");
         return;
     }
     cfg_ = next;
@@ -179,22 +191,27 @@ bool Daemon::updateLink(const std::string& name, Link& link, const PortCounters*
     if (!link.filter.update(link.breakdown.level, s.up && s.capacityBps > 0, now)) return false;
     ++stats_.levelChanges;
     link.lastChangeWall = std::chrono::system_clock::now();
-    link.snapshot = MetricSnapshot{toU32(link.breakdown.util * 1000), toU32(s.queueBytes / 1024),
-                                   toU32(s.latencySeconds.value_or(0) * 1e6), toU32(s.capacityBps / 1e6)};
+    link.snapshot =
+        MetricSnapshot{toU32(link.breakdown.util * 1000), toU32(s.queueBytes / 1024),
+                       toU32(s.latencySeconds.value_or(0) * 1e6), toU32(s.capacityBps / 1e6)};
     log::info("port ", name, " level ", before, " -> ", link.filter.published(), " (usable ",
-              formatDouble(link.breakdown.usableBps / 1e6, 1), " of ", formatDouble(s.capacityBps / 1e6, 1),
-              " Mb/s, util ", formatDouble(link.breakdown.util, 2), ", queue ", toU32(s.queueBytes),
-              " B, latency ", link.latencySource, ")");
+              formatDouble(link.breakdown.usableBps / 1e6, 1), " of ",
+              formatDouble(s.capacityBps / 1e6, 1), " Mb/s, util ",
+              formatDouble(link.breakdown.util, 2), ", queue ", toU32(s.queueBytes), " B, latency ",
+              link.latencySource, ")");
     if (qualityTable_) qualityTable_->markDirty(name);
     return true;
 }
 
 void Daemon::overlayLatency(const std::string& name, Link& link, quality::Signals& s,
                             quality::Clock::time_point now) {
-    auto fresh = [now, this](quality::Clock::time_point at) { return now - at <= kFreshPeriods * cfg_.sampleInterval; };
+    auto fresh = [now, this](quality::Clock::time_point at) {
+        return now - at <= kFreshPeriods * cfg_.sampleInterval;
+    };
     link.latencySource = "none";
     link.displayLatency.reset();
-    if (const IntObservation* o = int_ ? int_->latest(name) : nullptr; o != nullptr && fresh(o->at)) {
+    if (const IntObservation* o = int_ ? int_->latest(name) : nullptr;
+        o != nullptr && fresh(o->at)) {
         if (o->queueBytes) s.queueBytes = *o->queueBytes;
         if (o->utilFraction && s.capacityBps > 0) s.txBps = *o->utilFraction * s.capacityBps;
         if (o->latencySeconds) {
@@ -228,9 +245,11 @@ void Daemon::probeAndExchange(quality::Clock::time_point now, bool& changed) {
         if (link.config.role != Role::Downlink) continue;
         const LinkProber::PortView* v = prober_->view(link.ifindex);
         int peer = 0;
-        if (v != nullptr && v->peerLevelAt && now - *v->peerLevelAt <= cfg_.peerReportTimeout) peer = v->peerLevel;
+        if (v != nullptr && v->peerLevelAt && now - *v->peerLevelAt <= cfg_.peerReportTimeout)
+            peer = v->peerLevel;
         if (peer == link.peerLevel) continue;
-        log::info("port ", name, ": the neighbour reports its uplink level ", link.peerLevel, " -> ", peer);
+        log::info("port ", name, ": the neighbour reports its uplink level ", link.peerLevel,
+                  " -> ", peer);
         link.peerLevel = peer;
         changed = true;
         if (qualityTable_) qualityTable_->markDirty(name);
@@ -245,7 +264,8 @@ void Daemon::publish() {
     in.ipv6 = cfg_.ipv6;
     for (const auto& [name, link] : links_) {
         if (link.config.role != Role::Downlink) continue;
-        in.downlinks[name] = DownlinkState{std::max(1, link.filter.published()), link.peerLevel, link.snapshot};
+        in.downlinks[name] =
+            DownlinkState{std::max(1, link.filter.published()), link.peerLevel, link.snapshot};
     }
     publisher_->request(std::move(in));
 }
@@ -299,23 +319,24 @@ std::optional<redis::Fields> Daemon::qualityRow(const std::string& port) const {
     if (it == links_.end()) return std::nullopt;
     const Link& l = it->second;
     const auto& s = l.signals;
-    redis::Fields f{{"role", roleName(l.config.role)},
-                    {"oper_status", l.present ? (s.up ? "up" : "down") : "absent"},
-                    {"capacity_bps", formatDouble(s.capacityBps, 0)},
-                    {"tx_bps", formatDouble(s.txBps, 0)},
-                    {"util", formatDouble(l.breakdown.util, 3)},
-                    {"queue_bytes", formatDouble(s.queueBytes, 0)},
-                    {"drop_ratio", formatDouble(s.dropRatio, 4)},
-                    {"latency_ns", l.displayLatency ? formatDouble(*l.displayLatency * 1e9, 0) : ""},
-                    {"queue_delay_ns", s.latencySeconds ? formatDouble(*s.latencySeconds * 1e9, 0) : ""},
-                    {"latency_source", l.latencySource},
-                    {"congestion", formatDouble(l.breakdown.congestion, 3)},
-                    {"quality_bps", formatDouble(l.breakdown.usableBps, 0)},
-                    {"level_raw", formatDouble(l.filter.smoothed(), 2)},
-                    {"level", std::to_string(l.filter.published())},
-                    {"levels", std::to_string(cfg_.model.levels)},
-                    {"suppressed", std::to_string(l.filter.suppressed())},
-                    {"last_change", l.filter.lastChange() ? isoTime(l.lastChangeWall) : ""}};
+    redis::Fields f{
+        {"role", roleName(l.config.role)},
+        {"oper_status", l.present ? (s.up ? "up" : "down") : "absent"},
+        {"capacity_bps", formatDouble(s.capacityBps, 0)},
+        {"tx_bps", formatDouble(s.txBps, 0)},
+        {"util", formatDouble(l.breakdown.util, 3)},
+        {"queue_bytes", formatDouble(s.queueBytes, 0)},
+        {"drop_ratio", formatDouble(s.dropRatio, 4)},
+        {"latency_ns", l.displayLatency ? formatDouble(*l.displayLatency * 1e9, 0) : ""},
+        {"queue_delay_ns", s.latencySeconds ? formatDouble(*s.latencySeconds * 1e9, 0) : ""},
+        {"latency_source", l.latencySource},
+        {"congestion", formatDouble(l.breakdown.congestion, 3)},
+        {"quality_bps", formatDouble(l.breakdown.usableBps, 0)},
+        {"level_raw", formatDouble(l.filter.smoothed(), 2)},
+        {"level", std::to_string(l.filter.published())},
+        {"levels", std::to_string(cfg_.model.levels)},
+        {"suppressed", std::to_string(l.filter.suppressed())},
+        {"last_change", l.filter.lastChange() ? isoTime(l.lastChangeWall) : ""}};
     if (l.config.role == Role::Downlink) {
         int peer = l.peerLevel > 0 ? l.peerLevel : cfg_.model.levels;
         f.emplace_back("peer_level", std::to_string(l.peerLevel));
@@ -325,7 +346,9 @@ std::optional<redis::Fields> Daemon::qualityRow(const std::string& port) const {
     return f;
 }
 
-std::vector<std::string> Daemon::qualityKeys() const { return portNames_; }
+std::vector<std::string> Daemon::qualityKeys() const {
+    return portNames_;
+}
 
 void Daemon::armStats() {
     statsTimer_.expires_after(kStatsPeriod);
@@ -350,29 +373,52 @@ void Daemon::publishStats() {
     IntStats i = int_ ? int_->stats() : IntStats{};
     PublisherStats f = publisher_ ? publisher_->stats() : PublisherStats{};
     std::string key = std::string(kStatsTable) + options_.stateDbSeparator + "global";
-    stateDb_->command({"HSET", key,
-                       "ports", std::to_string(links_.size()),
-                       "samples", std::to_string(stats_.samples),
-                       "sample_errors", std::to_string(stats_.sampleErrors),
-                       "overruns", std::to_string(stats_.overruns),
-                       "level_changes", std::to_string(stats_.levelChanges),
-                       "suppressed", std::to_string(suppressed),
-                       "publishes", std::to_string(f.batches),
-                       "publish_lines", std::to_string(f.linesSent),
-                       "publish_errors", std::to_string(f.errors),
-                       "last_publish_ms", formatDouble(f.lastBatchMs, 1),
-                       "frr_state", publisher_ ? publisher_->state() : "off",
-                       "probes_sent", std::to_string(p.sent),
-                       "probe_replies", std::to_string(p.replies),
-                       "probes_answered", std::to_string(p.answered),
-                       "probe_send_errors", std::to_string(p.sendErrors),
-                       "probe_malformed", std::to_string(p.malformed),
-                       "int_packets", std::to_string(i.packets),
-                       "int_bad", std::to_string(i.bad),
-                       "int_hops", std::to_string(i.hops),
-                       "int_unmapped", std::to_string(i.unmapped),
-                       "config_rejected", std::to_string(stats_.configRejected),
-                       "updated", isoTime(std::chrono::system_clock::now())});
+    stateDb_->command({"HSET",
+                       key,
+                       "ports",
+                       std::to_string(links_.size()),
+                       "samples",
+                       std::to_string(stats_.samples),
+                       "sample_errors",
+                       std::to_string(stats_.sampleErrors),
+                       "overruns",
+                       std::to_string(stats_.overruns),
+                       "level_changes",
+                       std::to_string(stats_.levelChanges),
+                       "suppressed",
+                       std::to_string(suppressed),
+                       "publishes",
+                       std::to_string(f.batches),
+                       "publish_lines",
+                       std::to_string(f.linesSent),
+                       "publish_errors",
+                       std::to_string(f.errors),
+                       "last_publish_ms",
+                       formatDouble(f.lastBatchMs, 1),
+                       "frr_state",
+                       publisher_ ? publisher_->state() : "off",
+                       "probes_sent",
+                       std::to_string(p.sent),
+                       "probe_replies",
+                       std::to_string(p.replies),
+                       "probes_answered",
+                       std::to_string(p.answered),
+                       "probe_send_errors",
+                       std::to_string(p.sendErrors),
+                       "probe_malformed",
+                       std::to_string(p.malformed),
+                       "int_packets",
+                       std::to_string(i.packets),
+                       "int_bad",
+                       std::to_string(i.bad),
+                       "int_hops",
+                       std::to_string(i.hops),
+                       "int_unmapped",
+                       std::to_string(i.unmapped),
+                       "config_rejected",
+                       std::to_string(stats_.configRejected),
+                       "updated",
+                       isoTime(std::chrono::system_clock::now())});
 }
 
 }  // namespace twinrail::pathqd

@@ -51,13 +51,13 @@ struct Link {
 struct DaemonStats {
     uint64_t samples = 0;
     uint64_t sampleErrors = 0;
-    uint64_t overruns = 0;      // a period started while the last read was still running
+    uint64_t overruns = 0;  // a period started while the last read was still running
     uint64_t levelChanges = 0;
     uint64_t configRejected = 0;
 };
 
 class Daemon {
-public:
+  public:
     Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
            std::unique_ptr<CounterSource> source);
     void start();
@@ -66,7 +66,7 @@ public:
     const std::map<std::string, Link>& links() const { return links_; }
     const DaemonStats& stats() const { return stats_; }
 
-private:
+  private:
     void armSample();
     void onCounters(const CounterMap& counters, const std::string& error);
     bool updateLink(const std::string& name, Link& link, const PortCounters* pc,

@@ -1,10 +1,16 @@
 #include "frr_publisher.h"
 
+#include <cmath>
+
 #include "twinrail/common/log.h"
 
 namespace twinrail::pathqd {
 namespace {
 constexpr auto kRetry = std::chrono::seconds(1);
+
+std::string formatMs(double ms) {
+    return std::to_string(std::llround(ms));
+}
 
 std::optional<uint32_t> asnOf(const frr::RunningConfig& running) {
     auto header = running.bgpRouterHeader();  // "router bgp 65000"
@@ -59,7 +65,8 @@ void FrrPublisher::kick() {
     if (!running_) return readRunning();
     auto asn = asnOf(*running_);
     if (!asn) {
-        if (state_ != "no-bgp") log::error("FRR: no `router bgp` instance; nothing to attach route-maps to");
+        if (state_ != "no-bgp")
+            log::error("FRR: no `router bgp` instance; nothing to attach route-maps to");
         state_ = "no-bgp";
         running_.reset();
         return retryLater();
@@ -68,9 +75,12 @@ void FrrPublisher::kick() {
     dirty_ = false;
     in.asn = *asn;
     PolicyDiff diff = diffPolicy(*running_, in);
-    for (const auto& [port, line] : diff.conflicts)
-        if (conflicts_[port] != line) log::error("FRR: neighbor ", port, " already has '", line,
-                                                 "'; pathqd leaves that port alone");
+    for (const auto& [port, line] : diff.conflicts) {
+        if (conflicts_[port] != line) {
+            log::error("FRR: neighbor ", port, " already has '", line,
+                       "'; pathqd leaves that port alone");
+        }
+    }
     conflicts_ = diff.conflicts;
     if (diff.add.empty() && diff.remove.empty()) {
         state_ = conflicts_.empty() ? "ok" : "conflict";
@@ -82,21 +92,26 @@ void FrrPublisher::kick() {
     inFlight_ = true;
     vtysh_.run(args, [this, lines, started](const ProcessResult& r) {
         inFlight_ = false;
-        stats_.lastBatchMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        stats_.lastBatchMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
         running_.reset();  // re-read: what FRR shows, not what we sent, is the truth
         if (r.exitCode != 0) {
             ++stats_.errors;
             state_ = "error";
             dirty_ = true;
-            log::error("FRR: vtysh batch failed (exit ", r.exitCode, r.timedOut ? ", timed out" : "", "): ",
-                       r.out.substr(0, 400), r.err.substr(0, 400));
+            log::error("FRR: vtysh batch failed (exit ", r.exitCode,
+                       r.timedOut ? ", timed out" : "", "): ", r.out.substr(0, 400),
+                       r.err.substr(0, 400));
             return retryLater();
         }
         ++stats_.batches;
         stats_.linesSent += lines;
         state_ = conflicts_.empty() ? "ok" : "conflict";
-        log::debug("FRR: applied ", lines, " lines in ", stats_.lastBatchMs, " ms");
-        kick();
+        log::info("FRR: applied ", lines, " lines and refreshed in ", formatMs(stats_.lastBatchMs),
+                  " ms");
+        // Read the result now, so the next change does not wait for a second vtysh call.
+        readRunning();
     });
 }
 

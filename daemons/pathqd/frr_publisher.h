@@ -16,14 +16,14 @@
 namespace twinrail::pathqd {
 
 struct PublisherStats {
-    uint64_t batches = 0;       // vtysh calls that changed configuration
+    uint64_t batches = 0;  // vtysh calls that changed configuration
     uint64_t linesSent = 0;
     uint64_t errors = 0;
     double lastBatchMs = 0;
 };
 
 class FrrPublisher {
-public:
+  public:
     FrrPublisher(boost::asio::io_context& io, frr::VtyshOptions options);
     void request(PolicyInput desired);
     void audit();  // forget the cached running config; re-read and re-diff
@@ -32,7 +32,7 @@ public:
     const std::map<std::string, std::string>& conflicts() const { return conflicts_; }
     bool busy() const { return inFlight_; }
 
-private:
+  private:
     void kick();
     void readRunning();
     void retryLater();

@@ -22,7 +22,8 @@ IntCollector::IntCollector(boost::asio::io_context& io, uint16_t port, IntMappin
 }
 
 IntCollector::~IntCollector() {
-    if (descriptor_) descriptor_->close();
+    boost::system::error_code ignored;
+    if (descriptor_) descriptor_->close(ignored);
 }
 
 void IntCollector::start() {
@@ -32,9 +33,10 @@ void IntCollector::start() {
     addr.sin6_family = AF_INET6;
     addr.sin6_port = htons(port_);
     addr.sin6_addr = in6addr_any;
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0)
-        throw std::runtime_error("INT collector: cannot bind UDP port " + std::to_string(port_) + ": " +
-                                 std::strerror(errno));
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) {
+        throw std::runtime_error("INT collector: cannot bind UDP port " + std::to_string(port_) +
+                                 ": " + std::strerror(errno));
+    }
     armRead();
 }
 

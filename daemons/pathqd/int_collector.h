@@ -36,7 +36,7 @@ struct IntMapping {
 };
 
 class IntCollector {
-public:
+  public:
     IntCollector(boost::asio::io_context& io, uint16_t port, IntMapping mapping);
     ~IntCollector();
     IntCollector(const IntCollector&) = delete;
@@ -49,7 +49,7 @@ public:
     // Feeds one datagram (the socket path, and tests).
     void handle(std::span<const uint8_t> datagram);
 
-private:
+  private:
     void armRead();
     void receive();
     int fd_ = -1;

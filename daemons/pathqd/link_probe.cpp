@@ -66,7 +66,33 @@ LinkProber::LinkProber(boost::asio::io_context& io, uint16_t port) : port_(port)
 }
 
 LinkProber::~LinkProber() {
-    if (descriptor_) descriptor_->close();  // closes fd_
+    boost::system::error_code ignored;
+    if (descriptor_) descriptor_->close(ignored);  // closes fd_
+    for (const auto& [ifindex, fd] : portFds_)
+        if (fd >= 0) ::close(fd);
+}
+
+int LinkProber::portSocket(int ifindex) {
+    auto it = portFds_.find(ifindex);
+    if (it != portFds_.end()) return it->second;
+    int fd = ::socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int zero = 0, hops = 1;
+    if (fd >= 0) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &zero, sizeof zero);
+        setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof hops);
+        setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &ifindex, sizeof ifindex);
+        sockaddr_in6 dst{};
+        dst.sin6_family = AF_INET6;
+        dst.sin6_port = htons(port_);
+        inet_pton(AF_INET6, "ff02::1", &dst.sin6_addr);
+        dst.sin6_scope_id = static_cast<uint32_t>(ifindex);
+        if (::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) != 0) {
+            ::close(fd);
+            fd = -1;  // no IPv6 on the port yet: retried on the next probe
+        }
+    }
+    if (fd >= 0) portFds_[ifindex] = fd;
+    return fd;
 }
 
 void LinkProber::start() {
@@ -79,9 +105,10 @@ void LinkProber::start() {
     addr.sin6_family = AF_INET6;
     addr.sin6_port = htons(port_);
     addr.sin6_addr = in6addr_any;
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0)
-        throw std::runtime_error("probe socket: cannot bind UDP port " + std::to_string(port_) + ": " +
-                                 std::strerror(errno));
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) {
+        throw std::runtime_error("probe socket: cannot bind UDP port " + std::to_string(port_) +
+                                 ": " + std::strerror(errno));
+    }
     armRead();
 }
 
@@ -89,17 +116,12 @@ void LinkProber::probe(int ifindex, uint8_t ourLevel) {
     levels_[ifindex] = ourLevel;
     ProbeMessage m{1, ourLevel, ++sequence_, nowNs(), 0};
     auto bytes = encodeProbe(m);
-    sockaddr_in6 dst{};
-    dst.sin6_family = AF_INET6;
-    dst.sin6_port = htons(port_);
-    inet_pton(AF_INET6, "ff02::1", &dst.sin6_addr);
-    dst.sin6_scope_id = static_cast<uint32_t>(ifindex);
-    int idx = ifindex;
-    setsockopt(fd_, IPPROTO_IPV6, IPV6_MULTICAST_IF, &idx, sizeof idx);
-    if (::sendto(fd_, bytes.data(), bytes.size(), 0, reinterpret_cast<sockaddr*>(&dst), sizeof dst) < 0)
+    int fd = portSocket(ifindex);
+    if (fd < 0 || ::send(fd, bytes.data(), bytes.size(), 0) < 0) {
         ++stats_.sendErrors;  // link down or no IPv6 yet: the missing reply says the rest
-    else
+    } else {
         ++stats_.sent;
+    }
 }
 
 const LinkProber::PortView* LinkProber::view(int ifindex) const {
@@ -152,11 +174,12 @@ void LinkProber::receive() {
         port.peerLevelAt = now;
         if (m->type == 1) {  // a neighbour's probe: echo it with our level on this link
             auto it = levels_.find(ifindex);
-            ProbeMessage reply{2, it == levels_.end() ? uint8_t{0} : it->second, m->sequence, m->timestampNs,
-                               nowNs()};
+            ProbeMessage reply{2, it == levels_.end() ? uint8_t{0} : it->second, m->sequence,
+                               m->timestampNs, nowNs()};
             auto bytes = encodeProbe(reply);
-            if (::sendto(fd_, bytes.data(), bytes.size(), 0, reinterpret_cast<sockaddr*>(&from), sizeof from) >= 0)
-                ++stats_.answered;
+            // Back to ff02::1 on the same port: only the prober is on the other end.
+            int fd = portSocket(ifindex);
+            if (fd >= 0 && ::send(fd, bytes.data(), bytes.size(), 0) >= 0) ++stats_.answered;
             continue;
         }
         uint64_t now_ns = nowNs();
@@ -166,7 +189,8 @@ void LinkProber::receive() {
         }
         ++stats_.replies;
         port.rttSeconds = static_cast<double>(now_ns - m->timestampNs) / 1e9;
-        port.forwardSeconds = (static_cast<double>(m->peerReceiveNs) - static_cast<double>(m->timestampNs)) / 1e9;
+        port.forwardSeconds =
+            (static_cast<double>(m->peerReceiveNs) - static_cast<double>(m->timestampNs)) / 1e9;
         port.lastReply = now;
     }
 }

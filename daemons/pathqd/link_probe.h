@@ -1,14 +1,17 @@
 // Latency probes over each fabric link, and the in-band exchange of uplink levels.
 //
 // Every sample period pathqd sends a 32-byte UDP probe to ff02::1 on each configured
-// port (hop limit 1, so only the neighbour on that link hears it). The neighbour's
+// port (hop limit 1, so only the neighbour on that link hears it), and answers the
+// neighbour's probes the same way. Each port has its own socket connected to
+// ff02::1%port, so the kernel looks the route up once, not once per packet (with 64
+// ports the per-packet lookups were most of pathqd's CPU). The neighbour's
 // pathqd echoes our send time and adds its own receive time. RTT/2 is shown to
 // operators; the quality model uses the one-way delay (peer receive - our send). It
 // carries the unknown offset between the two clocks, which the model's latency floor
 // cancels, and unlike the RTT it does not include the neighbour's own egress queue: a
-// leaf whose spine is congested toward it must not think its own uplink is. Each probe and reply also carries the sender's published
-// egress level on that link: this is how a spine learns its leaves' uplink levels
-// (see frr_policy.h for why the spine, not the leaf, applies them).
+// leaf whose spine is congested toward it must not think its own uplink is. Each probe and reply
+// also carries the sender's published egress level on that link: this is how a spine learns its
+// leaves' uplink levels (see frr_policy.h for why the spine, not the leaf, applies them).
 //
 // Wire format (network order): magic "TRPQ" | version 1 | type (1 probe, 2 reply) |
 // level (0 unknown) | reserved | sequence u32 | sender's send time u64 (echoed in the
@@ -47,7 +50,7 @@ struct ProbeStats {
 };
 
 class LinkProber {
-public:
+  public:
     using Clock = std::chrono::steady_clock;
     struct PortView {
         std::optional<double> rttSeconds;
@@ -69,10 +72,12 @@ public:
     const PortView* view(int ifindex) const;
     const ProbeStats& stats() const { return stats_; }
 
-private:
+  private:
     void armRead();
     void receive();
+    int portSocket(int ifindex);  // connected to ff02::1%ifindex; -1 on failure
     int fd_ = -1;
+    std::unordered_map<int, int> portFds_;
     uint16_t port_;
     uint32_t sequence_ = 0;
     std::unique_ptr<boost::asio::posix::stream_descriptor> descriptor_;

@@ -16,7 +16,8 @@ struct Runtime {
     std::unique_ptr<pq::Daemon> daemon;
 };
 
-std::unique_ptr<pq::CounterSource> makeSource(const pq::Config& cfg, const tr::service::StartContext& ctx) {
+std::unique_ptr<pq::CounterSource> makeSource(const pq::Config& cfg,
+                                              const tr::service::StartContext& ctx) {
     if (cfg.source == pq::CounterKind::Linux) return std::make_unique<pq::LinuxCounterSource>();
     auto counters = tr::redis::resolveDb("COUNTERS_DB", ctx.options.redis, ctx.options.dbConfig);
     auto appl = tr::redis::resolveDb("APPL_DB", ctx.options.redis, ctx.options.dbConfig);
@@ -53,7 +54,8 @@ int main(int argc, char** argv) {
     };
     hooks.stop = [rt] { rt->daemon->stop(); };
     return tr::service::serviceMain(
-        {"pathqd", "Turns measured link quality into BGP link-bandwidth weights (weighted ECMP).",
+        {"pathqd",
+         "Turns measured link quality into BGP link-bandwidth weights (weighted ECMP).",
          {"PATHQD", "PATHQD_PORT"}},
         argc, argv, hooks);
 }

@@ -18,7 +18,8 @@ std::string isoTime(std::chrono::system_clock::time_point t) {
     gmtime_r(&secs, &tm);
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 1000;
+    auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 1000;
     char out[48];
     std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
     return out;
@@ -48,7 +49,8 @@ std::map<std::string, redis::Fields> weightRows(const std::vector<netlink::Route
             summary += (summary.empty() ? "" : " ") + name + "=" + std::to_string(nh.weight);
             fields.emplace_back("weight_" + name, std::to_string(nh.weight));
         }
-        for (size_t i = 0; i < g.prefixes.size() && i < 4; ++i) sample += (i ? "," : "") + g.prefixes[i];
+        for (size_t i = 0; i < g.prefixes.size() && i < 4; ++i)
+            sample += (i ? "," : "") + g.prefixes[i];
         fields.emplace_back("nexthops", summary);
         fields.emplace_back("prefixes", std::to_string(g.prefixes.size()));
         fields.emplace_back("sample", sample);

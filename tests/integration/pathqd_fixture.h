@@ -23,11 +23,12 @@ using namespace std::chrono_literals;
 using lab::waitUntil;
 
 inline constexpr double kLinkMbit = 100;
-inline constexpr const char* kFabricPorts[][2] = {{"s1", "swp1"}, {"s1", "swp2"}, {"s2", "swp1"}, {"s2", "swp2"},
-                                                  {"l1", "swp1"}, {"l1", "swp2"}, {"l2", "swp1"}, {"l2", "swp2"}};
+inline constexpr const char* kFabricPorts[][2] = {{"s1", "swp1"}, {"s1", "swp2"}, {"s2", "swp1"},
+                                                  {"s2", "swp2"}, {"l1", "swp1"}, {"l1", "swp2"},
+                                                  {"l2", "swp1"}, {"l2", "swp2"}};
 
 class PathqdFabric : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
         fabric_ = std::make_unique<lab::Fabric>(lab::uniquePrefix("pq"));
@@ -35,7 +36,8 @@ protected:
         std::filesystem::remove_all(dir_);
         std::filesystem::create_directories(dir_);
         lab::buildDualSpineFabric(*fabric_);
-        for (const auto& [node, port] : kFabricPorts) lab::shapePort(*fabric_, node, port, kLinkMbit);
+        for (const auto& [node, port] : kFabricPorts)
+            lab::shapePort(*fabric_, node, port, kLinkMbit);
     }
 
     void TearDown() override {
@@ -43,17 +45,23 @@ protected:
         daemons_.clear();
         redis_.clear();
         fabric_.reset();
-        if (!HasFailure()) std::filesystem::remove_all(dir_);
-        else std::cerr << "logs kept in " << dir_ << "\n";
+        if (!HasFailure())
+            std::filesystem::remove_all(dir_);
+        else
+            std::cerr << "logs kept in " << dir_ << "\n";
     }
 
-    static nlohmann::json config(const std::string& role, nlohmann::json global = nlohmann::json::object()) {
+    static nlohmann::json config(const std::string& role,
+                                 nlohmann::json global = nlohmann::json::object()) {
         nlohmann::json cfg;
         // Lab scale: 100 Mbit/s links, a 20 ms queue counts as full congestion.
-        cfg["PATHQD"]["global"] = {{"reference_mbps", "100"}, {"queue_ref_us", "20000"},
-                                   {"latency_ref_us", "10000"}, {"min_hold_ms", "2000"},
+        cfg["PATHQD"]["global"] = {{"reference_mbps", "100"},
+                                   {"queue_ref_us", "20000"},
+                                   {"latency_ref_us", "10000"},
+                                   {"min_hold_ms", "2000"},
                                    {"raise_hold_ms", "5000"}};
-        for (auto it = global.begin(); it != global.end(); ++it) cfg["PATHQD"]["global"][it.key()] = it.value();
+        for (auto it = global.begin(); it != global.end(); ++it)
+            cfg["PATHQD"]["global"][it.key()] = it.value();
         cfg["PATHQD_PORT"]["swp1"] = {{"role", role}};
         cfg["PATHQD_PORT"]["swp2"] = {{"role", role}};
         return cfg;
@@ -68,18 +76,21 @@ protected:
         return *r;
     }
 
-    lab::ChildProcess& startPathqd(const std::string& node, const nlohmann::json& cfg, bool withRedis = false,
+    lab::ChildProcess& startPathqd(const std::string& node, const nlohmann::json& cfg,
+                                   bool withRedis = false,
                                    const std::vector<std::string>& extra = {}) {
         std::string path = dir_ + "/pathqd-" + node + ".json";
         std::ofstream(path) << cfg.dump(2);
-        std::vector<std::string> argv{"ip", "netns", "exec", fabric_->ns(node), PATHQD_BIN,
-                                      "--config", path, "--frr-pathspace", fabric_->ns(node)};
+        std::vector<std::string> argv{
+            "ip", "netns",           "exec",           fabric_->ns(node), PATHQD_BIN, "--config",
+            path, "--frr-pathspace", fabric_->ns(node)};
         if (withRedis) argv.insert(argv.end(), {"--redis-socket", redisFor(node).socket()});
         argv.insert(argv.end(), extra.begin(), extra.end());
         std::string log = dir_ + "/pathqd-" + node + "-" + std::to_string(daemons_.size()) + ".log";
         daemons_.push_back(std::make_unique<lab::ChildProcess>(argv, log));
         auto& d = *daemons_.back();
-        bool ready = waitUntil([&d] { return d.log().find("sampling") != std::string::npos || !d.running(); }, 10s);
+        bool ready = waitUntil(
+            [&d] { return d.log().find("sampling") != std::string::npos || !d.running(); }, 10s);
         EXPECT_TRUE(ready && d.running()) << d.log();
         return d;
     }
@@ -108,8 +119,9 @@ protected:
         fabric_->exec("h2", "iperf3 -s -D -1 >/dev/null 2>&1");
         waitUntil([this] { return fabric_->exec("h2", "ss -ltn | grep -q 5201").rc == 0; }, 5s);
         load_ = std::make_unique<lab::ChildProcess>(
-            std::vector<std::string>{"ip", "netns", "exec", fabric_->ns("h1"), "iperf3", "-c", "10.2.2.10",
-                                     "-t", std::to_string(seconds), "-P", std::to_string(flows)},
+            std::vector<std::string>{"ip", "netns", "exec", fabric_->ns("h1"), "iperf3", "-c",
+                                     "10.2.2.10", "-t", std::to_string(seconds), "-P",
+                                     std::to_string(flows)},
             dir_ + "/iperf.log");
     }
     void stopLoad() { load_.reset(); }

@@ -10,7 +10,7 @@ namespace {
 
 // One namespace pair without FRR: enough for the collector and config handling.
 class PathqdAlone : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
         fabric_ = std::make_unique<lab::Fabric>(lab::uniquePrefix("pa"));
@@ -27,14 +27,19 @@ protected:
         daemon_.reset();
         redis_.reset();
         fabric_.reset();
-        if (!HasFailure()) std::filesystem::remove_all(dir_);
-        else std::cerr << "logs kept in " << dir_ << "\n";
+        if (!HasFailure())
+            std::filesystem::remove_all(dir_);
+        else
+            std::cerr << "logs kept in " << dir_ << "\n";
     }
-    void writeConfig(const nlohmann::json& cfg) { std::ofstream(dir_ + "/pathqd.json") << cfg.dump(2); }
+    void writeConfig(const nlohmann::json& cfg) {
+        std::ofstream(dir_ + "/pathqd.json") << cfg.dump(2);
+    }
     lab::ChildProcess& start() {
         daemon_ = std::make_unique<lab::ChildProcess>(
-            std::vector<std::string>{"ip", "netns", "exec", fabric_->ns("a"), PATHQD_BIN, "--config",
-                                     dir_ + "/pathqd.json", "--no-frr-check", "--redis-socket", redis_->socket()},
+            std::vector<std::string>{"ip", "netns", "exec", fabric_->ns("a"), PATHQD_BIN,
+                                     "--config", dir_ + "/pathqd.json", "--no-frr-check",
+                                     "--redis-socket", redis_->socket()},
             dir_ + "/pathqd.log");
         return *daemon_;
     }
@@ -44,8 +49,9 @@ protected:
     }
     void send(const std::string& name, const std::vector<uint8_t>& bytes, int times = 1) {
         std::string path = dir_ + "/" + name;
-        std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                    static_cast<std::streamsize>(bytes.size()));
+        std::ofstream(path, std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()),
+                   static_cast<std::streamsize>(bytes.size()));
         fabric_->execOk("a", "for i in $(seq " + std::to_string(times) + "); do cat " + path +
                                  " > /dev/udp/127.0.0.1/6790; sleep 0.02; done");
     }
@@ -57,7 +63,8 @@ protected:
 };
 
 nlohmann::json intConfig() {
-    return nlohmann::json::parse(R"({"PATHQD": {"global": {"int_port": "6790", "reference_mbps": "100",
+    return nlohmann::json::parse(
+        R"({"PATHQD": {"global": {"int_port": "6790", "reference_mbps": "100",
                                                            "latency_ref_us": "10000"}},
                                      "PATHQD_PORT": {"swp1": {"role": "uplink", "capacity_mbps": "100",
                                                               "int_port_id": "5"}}})");
@@ -66,7 +73,8 @@ nlohmann::json intConfig() {
 TEST_F(PathqdAlone, BadIntReportsAreCountedAndDropped) {
     writeConfig(intConfig());
     auto& d = start();
-    ASSERT_TRUE(waitUntil([&d] { return d.log().find("sampling") != std::string::npos; }, 10s)) << d.log();
+    ASSERT_TRUE(waitUntil([&d] { return d.log().find("sampling") != std::string::npos; }, 10s))
+        << d.log();
     telemetry::IntHop hop;
     hop.egressPort = 5;
     hop.hopLatency = 30'000'000;  // 30 ms in this hop
@@ -81,14 +89,16 @@ TEST_F(PathqdAlone, BadIntReportsAreCountedAndDropped) {
     send("wrong-version", wrongVersion);
     send("oversized", oversized);
     send("garbage", garbage);
-    EXPECT_TRUE(waitUntil([this] { return stat("int_bad") == "4"; }, 5s)) << stat("int_bad") << d.log();
+    EXPECT_TRUE(waitUntil([this] { return stat("int_bad") == "4"; }, 5s))
+        << stat("int_bad") << d.log();
     EXPECT_EQ(stat("int_packets"), "4");
     EXPECT_EQ(stat("int_hops"), "0");
     EXPECT_TRUE(d.running());
     // Valid reports keep flowing: the port's latency now comes from INT.
     send("valid", valid, 40);
     EXPECT_EQ(stat("int_bad"), "4");
-    EXPECT_TRUE(waitUntil([this] { return std::atoi(stat("int_hops").c_str()) >= 40; }, 5s)) << stat("int_hops");
+    EXPECT_TRUE(waitUntil([this] { return std::atoi(stat("int_hops").c_str()) >= 40; }, 5s))
+        << stat("int_hops");
     EXPECT_NE(d.log().find("INT: dropped a bad report"), std::string::npos);
     EXPECT_TRUE(d.running());
 }
@@ -103,12 +113,14 @@ TEST_F(PathqdAlone, BadConfigExits78AndIsRefusedAtRuntime) {
 
     writeConfig(intConfig());
     auto& good = start();
-    ASSERT_TRUE(waitUntil([&good] { return good.log().find("sampling") != std::string::npos; }, 10s));
+    ASSERT_TRUE(
+        waitUntil([&good] { return good.log().find("sampling") != std::string::npos; }, 10s));
     bad = intConfig();
     bad["PATHQD"]["global"]["levels"] = "1000";
     writeConfig(bad);
     good.signal(SIGHUP);
-    EXPECT_TRUE(waitUntil([&good] { return good.log().find("keeping the running config") != std::string::npos; }, 5s))
+    EXPECT_TRUE(waitUntil(
+        [&good] { return good.log().find("keeping the running config") != std::string::npos; }, 5s))
         << good.log();
     EXPECT_NE(good.log().find("PATHQD|global field levels"), std::string::npos);
     EXPECT_TRUE(good.running());
@@ -117,11 +129,13 @@ TEST_F(PathqdAlone, BadConfigExits78AndIsRefusedAtRuntime) {
 // On the dual-spine fabric: a restart moves nothing, foreign route-maps are left alone,
 // and a port taken out of the config loses the route-maps pathqd made for it.
 TEST_F(PathqdFabric, OwnsOnlyItsFrrConfigAndRestartsWithoutChurn) {
-    fabric_->vtysh("s2", "configure terminal\nroute-map OPERATOR permit 10\nexit\nrouter bgp 65000\n"
-                         "address-family ipv4 unicast\nneighbor swp2 route-map OPERATOR in");
-    fabric_->exec("s2", "vtysh -N " + fabric_->ns("s2") + " -c \"configure terminal\" -c \"route-map OPERATOR permit 10\" "
-                        "-c exit -c \"router bgp 65000\" -c \"address-family ipv4 unicast\" "
-                        "-c \"neighbor swp2 route-map OPERATOR in\"");
+    fabric_->vtysh("s2",
+                   "configure terminal\nroute-map OPERATOR permit 10\nexit\nrouter bgp 65000\n"
+                   "address-family ipv4 unicast\nneighbor swp2 route-map OPERATOR in");
+    fabric_->exec("s2", "vtysh -N " + fabric_->ns("s2") +
+                            " -c \"configure terminal\" -c \"route-map OPERATOR permit 10\" "
+                            "-c exit -c \"router bgp 65000\" -c \"address-family ipv4 unicast\" "
+                            "-c \"neighbor swp2 route-map OPERATOR in\"");
     startAll();
     lab::shapePort(*fabric_, "s1", "swp2", 20);
     ASSERT_TRUE(waitUntil([this] { return share("l1", "10.2.2.0/24", "swp1") < 30.0; }, 10s));
@@ -147,10 +161,15 @@ TEST_F(PathqdFabric, OwnsOnlyItsFrrConfigAndRestartsWithoutChurn) {
     cfg["PATHQD_PORT"].erase("swp1");
     std::ofstream(dir_ + "/pathqd-s1.json") << cfg.dump(2);
     daemons_.back()->signal(SIGHUP);
-    EXPECT_TRUE(waitUntil([this] { return fabric_->vtysh("s1", "show running-config").find("TWINRAIL-PQ-IN-swp1") ==
-                                          std::string::npos; }, 10s));
+    EXPECT_TRUE(waitUntil(
+        [this] {
+            return fabric_->vtysh("s1", "show running-config").find("TWINRAIL-PQ-IN-swp1") ==
+                   std::string::npos;
+        },
+        10s));
     auto s1config = fabric_->vtysh("s1", "show running-config");
-    EXPECT_NE(s1config.find("neighbor swp2 route-map TWINRAIL-PQ-IN-swp2 in"), std::string::npos) << s1config;
+    EXPECT_NE(s1config.find("neighbor swp2 route-map TWINRAIL-PQ-IN-swp2 in"), std::string::npos)
+        << s1config;
 }
 
 }  // namespace

@@ -73,7 +73,8 @@ TEST(IntReport, RejectsLengthsThatDisagree) {
     EXPECT_NE(errorOf(parseTelemetryReport(longer)).what.find("left"), std::string::npos);
     auto misaligned = bytes;
     misaligned[10] = static_cast<uint8_t>(misaligned[10] - 1);  // md length not whole hops
-    EXPECT_NE(errorOf(parseTelemetryReport(misaligned)).what.find("whole number"), std::string::npos);
+    EXPECT_NE(errorOf(parseTelemetryReport(misaligned)).what.find("whole number"),
+              std::string::npos);
     auto mdTooBig = bytes;
     mdTooBig[10] = 200;
     EXPECT_NE(errorOf(parseTelemetryReport(mdTooBig)).what.find("cannot hold"), std::string::npos);
@@ -81,7 +82,7 @@ TEST(IntReport, RejectsLengthsThatDisagree) {
 
 TEST(IntReport, RejectsReservedInstructionBits) {
     auto bytes = buildTelemetryReport(7, 1, 0x8000 | 0x0040, {});  // bit 9 is reserved
-    bytes[10] = 1;  // claim one word of metadata
+    bytes[10] = 1;                                                 // claim one word of metadata
     bytes[9] = 3;
     bytes.insert(bytes.end(), 4, 0);
     EXPECT_NE(errorOf(parseTelemetryReport(bytes)).what.find("reserved"), std::string::npos);
@@ -107,7 +108,8 @@ TEST(IntReport, GarbageNeverCrashes) {
             seed = seed * 1103515245 + 12345;
             b = static_cast<uint8_t>(seed >> 16);
         }
-        if (!bytes.empty()) bytes[0] = static_cast<uint8_t>(0x20 | (bytes[0] & 0x0f));  // right version
+        if (!bytes.empty())
+            bytes[0] = static_cast<uint8_t>(0x20 | (bytes[0] & 0x0f));  // right version
         auto r = parseTelemetryReport(bytes);
         if (const auto* p = std::get_if<IntPacket>(&r)) {
             ++parsed;

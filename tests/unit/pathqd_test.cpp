@@ -9,7 +9,8 @@ namespace twinrail::pathqd {
 namespace {
 
 nlohmann::json ports() {
-    return nlohmann::json::parse(R"({"PATHQD_PORT": {"swp1": {"role": "downlink", "capacity_mbps": "400000"},
+    return nlohmann::json::parse(
+        R"({"PATHQD_PORT": {"swp1": {"role": "downlink", "capacity_mbps": "400000"},
                                                       "swp2": {"role": "uplink", "int_port_id": "2"}}})");
 }
 
@@ -64,26 +65,39 @@ std::string render(const std::vector<PolicyLine>& lines) {
 
 TEST(PathqdPolicy, OutboundTakesTheMinimumOfBothSegments) {
     auto text = render(desiredPolicy(input(3, 2)));
-    EXPECT_NE(text.find("route-map TWINRAIL-PQ-IN-swp2 permit 10 / set extcommunity bandwidth 3"), std::string::npos);
-    EXPECT_NE(text.find("set large-community 65000:1:3 65000:2:500 65000:3:12 65000:4:30 65000:5:100 additive"),
+    EXPECT_NE(text.find("route-map TWINRAIL-PQ-IN-swp2 permit 10 / set extcommunity bandwidth 3"),
               std::string::npos);
-    EXPECT_NE(text.find("route-map TWINRAIL-PQ-OUT-swp2 permit 1 / set extcommunity bandwidth 1"), std::string::npos);
-    EXPECT_NE(text.find("route-map TWINRAIL-PQ-OUT-swp2 permit 4 / set extcommunity bandwidth 2"), std::string::npos);
-    EXPECT_NE(text.find("route-map TWINRAIL-PQ-OUT-swp2 permit 1000 / set extcommunity bandwidth 2"), std::string::npos);
-    EXPECT_NE(text.find("bgp large-community-list expanded TWINRAIL-PQ-L4 seq 5 permit _[0-9]+:1:4_"), std::string::npos);
+    EXPECT_NE(
+        text.find(
+            "set large-community 65000:1:3 65000:2:500 65000:3:12 65000:4:30 65000:5:100 additive"),
+        std::string::npos);
+    EXPECT_NE(text.find("route-map TWINRAIL-PQ-OUT-swp2 permit 1 / set extcommunity bandwidth 1"),
+              std::string::npos);
+    EXPECT_NE(text.find("route-map TWINRAIL-PQ-OUT-swp2 permit 4 / set extcommunity bandwidth 2"),
+              std::string::npos);
+    EXPECT_NE(
+        text.find("route-map TWINRAIL-PQ-OUT-swp2 permit 1000 / set extcommunity bandwidth 2"),
+        std::string::npos);
+    EXPECT_NE(
+        text.find("bgp large-community-list expanded TWINRAIL-PQ-L4 seq 5 permit _[0-9]+:1:4_"),
+        std::string::npos);
     // Unknown peer level: no local penalty.
     auto unknown = render(desiredPolicy(input(3, 0)));
-    EXPECT_NE(unknown.find("TWINRAIL-PQ-OUT-swp2 permit 4 / set extcommunity bandwidth 4"), std::string::npos);
+    EXPECT_NE(unknown.find("TWINRAIL-PQ-OUT-swp2 permit 4 / set extcommunity bandwidth 4"),
+              std::string::npos);
     // Attachments come after the route-maps they name.
-    EXPECT_GT(text.find("neighbor swp2 route-map TWINRAIL-PQ-IN-swp2 in"), text.find("permit 1000"));
+    EXPECT_GT(text.find("neighbor swp2 route-map TWINRAIL-PQ-IN-swp2 in"),
+              text.find("permit 1000"));
 }
 
 std::string asRunning(const PolicyInput& in) {
     std::string text = "router bgp 65000\n address-family ipv4 unicast\n";
     std::string top;
     for (const auto& p : desiredPolicy(in)) {
-        if (p.line.context.size() == 2) text += "  " + p.line.line + "\n";
-        else if (p.line.context.empty()) top += p.line.line + "\n";
+        if (p.line.context.size() == 2)
+            text += "  " + p.line.line + "\n";
+        else if (p.line.context.empty())
+            top += p.line.line + "\n";
     }
     text += " exit-address-family\nexit\n" + top;
     std::string last;
@@ -105,7 +119,8 @@ TEST(PathqdPolicy, DiffSendsOnlyWhatChangedAndTheMatchingRefresh) {
     metricsOnly.downlinks["swp2"].metrics.queueKiB = 99;  // same level: keep the old snapshot
     EXPECT_TRUE(diffPolicy(running, metricsOnly).add.empty());
     auto peer = diffPolicy(running, input(3, 1));  // only the leaf's uplink changed
-    for (const auto& l : peer.add) EXPECT_NE(l.context[0].find("OUT"), std::string::npos) << l.describe();
+    for (const auto& l : peer.add)
+        EXPECT_NE(l.context[0].find("OUT"), std::string::npos) << l.describe();
     EXPECT_EQ(peer.refresh, (std::set<std::pair<std::string, Refresh>>{{"swp2", Refresh::Out}}));
     auto own = diffPolicy(running, input(2, 2));
     EXPECT_EQ(own.add.size(), 2u);  // bandwidth and large communities of the inbound entry
@@ -124,10 +139,12 @@ TEST(PathqdPolicy, LeavesForeignRouteMapsAloneAndRemovesItsOwnStaleOnes) {
     text.replace(text.find(" exit-address-family"), 0, "  neighbor swp5 route-map OPERATOR in\n");
     auto diff = diffPolicy(frr::RunningConfig::parse(text), in);
     EXPECT_EQ(diff.conflicts.at("swp5"), "neighbor swp5 route-map OPERATOR in");
-    for (const auto& l : diff.add) EXPECT_EQ(l.describe().find("swp5"), std::string::npos) << l.describe();
+    for (const auto& l : diff.add)
+        EXPECT_EQ(l.describe().find("swp5"), std::string::npos) << l.describe();
     std::string removed;
     for (const auto& l : diff.remove) removed += l.describe() + "\n";
-    EXPECT_NE(removed.find("no neighbor swp9 route-map TWINRAIL-PQ-IN-swp9 in"), std::string::npos) << removed;
+    EXPECT_NE(removed.find("no neighbor swp9 route-map TWINRAIL-PQ-IN-swp9 in"), std::string::npos)
+        << removed;
     EXPECT_NE(removed.find("no route-map TWINRAIL-PQ-IN-swp9"), std::string::npos) << removed;
     EXPECT_EQ(removed.find("OPERATOR"), std::string::npos);
 }

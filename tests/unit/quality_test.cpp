@@ -15,6 +15,7 @@ Params labParams() {
     p.latencyRefSeconds = 0.01;
     p.minHold = 1s;
     p.raiseHold = 5s;
+    p.confirmSamples = 3;
     return p;
 }
 
@@ -38,7 +39,7 @@ TEST(QualityEvaluate, WorstSignalWinsAndPenaltyIsCapped) {
     Signals s{true, 100e6, 0, 250000, 0, std::nullopt};  // 20 ms of queue = full
     auto b = evaluate(s, p);
     EXPECT_DOUBLE_EQ(b.congestion, 1);
-    EXPECT_DOUBLE_EQ(b.usableBps, 50e6);  // maxPenalty 0.5
+    EXPECT_DOUBLE_EQ(b.usableBps, 75e6);           // maxPenalty 0.25
     s = Signals{true, 100e6, 0, 0, 0.005, 0.002};  // half the drop ref, 20% of latency ref
     EXPECT_NEAR(evaluate(s, p).congestion, 0.5, 1e-9);
 }

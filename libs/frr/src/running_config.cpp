@@ -49,7 +49,7 @@ RunningConfig RunningConfig::parse(const std::string& text) {
         while (!stack.empty() && stack.back().first >= indent) stack.pop_back();
         std::vector<std::string> parts;
         parts.reserve(stack.size());
-for (auto& [i, l] : stack) parts.push_back(l);
+        for (auto& [i, l] : stack) parts.push_back(l);
         parts.push_back(line);
         rc.paths_.insert(join(parts));
         if (indent == 0 && isDefaultVrfBgp(line)) rc.bgpHeader_ = line;
@@ -58,7 +58,9 @@ for (auto& [i, l] : stack) parts.push_back(l);
     return rc;
 }
 
-std::optional<std::string> RunningConfig::bgpRouterHeader() const { return bgpHeader_; }
+std::optional<std::string> RunningConfig::bgpRouterHeader() const {
+    return bgpHeader_;
+}
 
 std::vector<std::string> RunningConfig::resolve(const ConfigLine& line) const {
     std::vector<std::string> parts;
@@ -75,7 +77,7 @@ std::vector<std::string> RunningConfig::resolve(const ConfigLine& line) const {
 }
 
 std::vector<std::string> RunningConfig::linesUnder(const std::vector<std::string>& context,
-                                                  const std::string& prefix) const {
+                                                   const std::string& prefix) const {
     auto parts = resolve(ConfigLine{context, ""});
     if (parts.empty()) return {};
     parts.pop_back();

@@ -1,7 +1,7 @@
 #include "twinrail/lab/fabric.h"
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -12,16 +12,24 @@ constexpr const char* kFrrBin = "/usr/lib/frr";
 
 Fabric::Fabric(std::string prefix) : prefix_(std::move(prefix)) {}
 
-Fabric::~Fabric() { teardown(); }
+Fabric::~Fabric() {
+    teardown();
+}
 
 void Fabric::addNode(const std::string& node) {
     const std::string n = ns(node);
     sh("ip netns del " + n + " 2>/dev/null");  // left over from a crashed run
     shOk("ip netns add " + n);
     nodes_.push_back(node);
-    execOk(node, "ip link set lo up && sysctl -qw net.ipv4.ip_forward=1 "
-                 "net.ipv6.conf.all.forwarding=1 net.ipv6.conf.all.disable_ipv6=0 "
-                 "net.ipv6.conf.default.disable_ipv6=0 net.ipv4.fib_multipath_hash_policy=1");
+    // txrehash=0: a Linux TCP sender otherwise picks a new flow hash after every
+    // retransmission timeout, and veth carries that hash to the next namespace, where
+    // multipath routing uses it instead of the headers. Flows would then leave a lossy
+    // path by themselves; a switch ASIC hashes the headers, so the lab should too.
+    execOk(node,
+           "ip link set lo up && sysctl -qw net.ipv4.ip_forward=1 "
+           "net.ipv6.conf.all.forwarding=1 net.ipv6.conf.all.disable_ipv6=0 "
+           "net.ipv6.conf.default.disable_ipv6=0 net.ipv4.fib_multipath_hash_policy=1 "
+           "net.core.txrehash=0");
 }
 
 void Fabric::link(const std::string& a, const std::string& ifA, const std::string& b,
@@ -42,7 +50,9 @@ std::string Fabric::execOk(const std::string& node, const std::string& command) 
     return shOk("ip netns exec " + ns(node) + " bash -c '" + command + "'");
 }
 
-std::string Fabric::frrDir(const std::string& node) const { return "/var/run/frr/" + ns(node); }
+std::string Fabric::frrDir(const std::string& node) const {
+    return "/var/run/frr/" + ns(node);
+}
 
 void Fabric::startFrr(const std::string& node, const std::string& config) {
     const std::string n = ns(node);
@@ -75,10 +85,13 @@ void Fabric::stopFrr(const std::string& node) {
     const std::string run = frrDir(node);
     for (const std::string daemon : {"staticd", "bgpd", "zebra"}) {
         std::string pidFile = run + "/" + daemon + ".pid";
-        sh("test -f " + pidFile + " && kill $(cat " + pidFile + ") 2>/dev/null; "
-           "for i in $(seq 50); do test -f " + pidFile + " && kill -0 $(cat " + pidFile +
+        sh("test -f " + pidFile + " && kill $(cat " + pidFile +
+           ") 2>/dev/null; "
+           "for i in $(seq 50); do test -f " +
+           pidFile + " && kill -0 $(cat " + pidFile +
            ") 2>/dev/null || break; sleep 0.1; done; "
-           "test -f " + pidFile + " && kill -9 $(cat " + pidFile + ") 2>/dev/null; true");
+           "test -f " +
+           pidFile + " && kill -9 $(cat " + pidFile + ") 2>/dev/null; true");
     }
     sh("rm -rf " + run + " /etc/frr/" + ns(node));
 }
@@ -94,8 +107,7 @@ void Fabric::teardown() {
     nodes_.clear();
 }
 
-std::string leafOrSpineFrrConfig(const std::string& hostname, int asn,
-                                 const std::string& routerId,
+std::string leafOrSpineFrrConfig(const std::string& hostname, int asn, const std::string& routerId,
                                  const std::vector<std::string>& fabricPorts) {
     std::string c = "frr defaults datacenter\nhostname " + hostname + "\n!\n";
     c += "router bgp " + std::to_string(asn) + "\n";
@@ -119,24 +131,31 @@ void buildMiniFabric(Fabric& f) {
     f.link("h2", "eth0", "l2", "swp3");
     f.link("h3", "eth0", "l1", "swp4");
     f.execOk("s1", "ip addr add 10.0.0.1/32 dev lo");
-    f.execOk("l1", "ip addr add 10.0.0.11/32 dev lo && ip addr add 10.1.1.1/24 dev swp3 && "
-                   "ip addr add 2001:db8:1::1/64 dev swp3 nodad && ip addr add 10.8.0.1/16 dev swp4");
-    f.execOk("l2", "ip addr add 10.0.0.12/32 dev lo && ip addr add 10.2.2.1/24 dev swp3 && "
-                   "ip addr add 2001:db8:2::1/64 dev swp3 nodad");
-    f.execOk("h1", "ip addr add 10.1.1.10/24 dev eth0 && ip addr add 2001:db8:1::10/64 dev eth0 "
-                   "nodad && ip route add default via 10.1.1.1 && "
-                   "ip -6 route add default via 2001:db8:1::1");
-    f.execOk("h2", "ip addr add 10.2.2.10/24 dev eth0 && ip addr add 2001:db8:2::10/64 dev eth0 "
-                   "nodad && ip route add default via 10.2.2.1 && "
-                   "ip -6 route add default via 2001:db8:2::1");
+    f.execOk("l1",
+             "ip addr add 10.0.0.11/32 dev lo && ip addr add 10.1.1.1/24 dev swp3 && "
+             "ip addr add 2001:db8:1::1/64 dev swp3 nodad && ip addr add 10.8.0.1/16 dev swp4");
+    f.execOk("l2",
+             "ip addr add 10.0.0.12/32 dev lo && ip addr add 10.2.2.1/24 dev swp3 && "
+             "ip addr add 2001:db8:2::1/64 dev swp3 nodad");
+    f.execOk("h1",
+             "ip addr add 10.1.1.10/24 dev eth0 && ip addr add 2001:db8:1::10/64 dev eth0 "
+             "nodad && ip route add default via 10.1.1.1 && "
+             "ip -6 route add default via 2001:db8:1::1");
+    f.execOk("h2",
+             "ip addr add 10.2.2.10/24 dev eth0 && ip addr add 2001:db8:2::10/64 dev eth0 "
+             "nodad && ip route add default via 10.2.2.1 && "
+             "ip -6 route add default via 2001:db8:2::1");
     f.execOk("h3", "ip addr add 10.8.0.10/16 dev eth0 && ip route add default via 10.8.0.1");
     f.startFrr("s1", leafOrSpineFrrConfig("s1", 65001, "10.0.0.1", {"swp1", "swp2"}));
     f.startFrr("l1", leafOrSpineFrrConfig("l1", 65101, "10.0.0.11", {"swp1"}));
     f.startFrr("l2", leafOrSpineFrrConfig("l2", 65102, "10.0.0.12", {"swp1"}));
     // Converged when l2 has learned l1's loopback through the spine.
-    if (!waitUntil([&f] { return f.exec("l2", "ip route show 10.0.0.11").out.find("10.0.0.11") !=
-                                 std::string::npos; },
-                   std::chrono::seconds(60)))
+    if (!waitUntil(
+            [&f] {
+                return f.exec("l2", "ip route show 10.0.0.11").out.find("10.0.0.11") !=
+                       std::string::npos;
+            },
+            std::chrono::seconds(60)))
         throw std::runtime_error("BGP did not converge in the mini fabric");
 }
 
@@ -160,10 +179,12 @@ void buildDualSpineFabric(Fabric& f) {
     f.startFrr("l2", leafOrSpineFrrConfig("l2", 65102, "10.0.0.12", {"swp1", "swp2"}));
     auto twoPaths = [&f](const std::string& node, const std::string& prefix) {
         auto out = f.exec(node, "ip route show " + prefix).out;
-        return out.find("dev swp1") != std::string::npos && out.find("dev swp2") != std::string::npos;
+        return out.find("dev swp1") != std::string::npos &&
+               out.find("dev swp2") != std::string::npos;
     };
-    if (!waitUntil([&twoPaths] { return twoPaths("l1", "10.2.2.0/24") && twoPaths("l2", "10.1.1.0/24"); },
-                   std::chrono::seconds(60)))
+    if (!waitUntil(
+            [&twoPaths] { return twoPaths("l1", "10.2.2.0/24") && twoPaths("l2", "10.1.1.0/24"); },
+            std::chrono::seconds(60)))
         throw std::runtime_error("BGP did not converge in the dual-spine fabric");
 }
 
@@ -191,10 +212,10 @@ void shapePort(Fabric& f, const std::string& node, const std::string& port, doub
         f.exec(node, "tc qdisc del dev " + port + " root 2>/dev/null");
         return;
     }
-    // burst: at least one 10 ms worth or 16 KB; queue limit: 20 ms of data.
+    // burst: at least one 10 ms worth or 16 KB; queue limit: 50 ms of data.
     double bytesPerMs = mbit * 1000 / 8;
     auto burst = std::to_string(static_cast<long>(std::max(16000.0, bytesPerMs * 10)));
-    auto limit = std::to_string(static_cast<long>(std::max(30000.0, bytesPerMs * 20)));
+    auto limit = std::to_string(static_cast<long>(std::max(30000.0, bytesPerMs * 50)));
     f.execOk(node, "tc qdisc replace dev " + port + " root tbf rate " + std::to_string(mbit) +
                        "mbit burst " + burst + " limit " + limit);
 }

@@ -1,8 +1,8 @@
 #include "twinrail/netlink/link_stats.h"
 
 #include <linux/ethtool.h>
-#include <linux/if.h>
 #include <linux/gen_stats.h>
+#include <linux/if.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/nexthop.h>
@@ -65,14 +65,16 @@ std::optional<IpAddr> address(const std::map<uint16_t, Bytes>& attrs, uint16_t t
 }
 
 class Fd {
-public:
+  public:
     explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() { if (fd_ >= 0) ::close(fd_); }
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
     int get() const { return fd_; }
 
-private:
+  private:
     int fd_;
 };
 
@@ -81,7 +83,10 @@ template <typename Header>
 void dump(uint16_t type, const Header& header, const char* what,
           const std::function<void(const Header&, Bytes attrs)>& each) {
     Fd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
-    if (fd.get() < 0) throw std::runtime_error(std::string("netlink socket for ") + what + ": " + std::strerror(errno));
+    if (fd.get() < 0) {
+        throw std::runtime_error(std::string("netlink socket for ") + what + ": " +
+                                 std::strerror(errno));
+    }
     struct {
         nlmsghdr nh;
         Header body;
@@ -91,13 +96,18 @@ void dump(uint16_t type, const Header& header, const char* what,
     req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
     req.nh.nlmsg_seq = 1;
     req.body = header;
-    if (::send(fd.get(), &req, req.nh.nlmsg_len, 0) < 0)
-        throw std::runtime_error(std::string("netlink dump of ") + what + ": " + std::strerror(errno));
-    std::vector<uint8_t> buf(64 * 1024);
+    if (::send(fd.get(), &req, req.nh.nlmsg_len, 0) < 0) {
+        throw std::runtime_error(std::string("netlink dump of ") + what + ": " +
+                                 std::strerror(errno));
+    }
+    std::vector<uint8_t> buf(size_t{64} * 1024);
     for (;;) {
         ssize_t n = ::recv(fd.get(), buf.data(), buf.size(), 0);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw std::runtime_error(std::string("netlink dump of ") + what + ": " + std::strerror(errno));
+        if (n <= 0) {
+            throw std::runtime_error(std::string("netlink dump of ") + what + ": " +
+                                     std::strerror(errno));
+        }
         Bytes rest(buf.data(), static_cast<size_t>(n));
         while (rest.size() >= sizeof(nlmsghdr)) {
             nlmsghdr nh{};
@@ -106,14 +116,17 @@ void dump(uint16_t type, const Header& header, const char* what,
             if (nh.nlmsg_type == NLMSG_DONE) return;
             if (nh.nlmsg_type == NLMSG_ERROR) {
                 nlmsgerr err{};
-                if (nh.nlmsg_len >= NLMSG_LENGTH(sizeof err)) std::memcpy(&err, rest.data() + NLMSG_HDRLEN, sizeof err);
-                throw std::runtime_error(std::string("netlink dump of ") + what + ": " + std::strerror(-err.error));
+                if (nh.nlmsg_len >= NLMSG_LENGTH(sizeof err))
+                    std::memcpy(&err, rest.data() + NLMSG_HDRLEN, sizeof err);
+                throw std::runtime_error(std::string("netlink dump of ") + what + ": " +
+                                         std::strerror(-err.error));
             }
             if (nh.nlmsg_len >= NLMSG_LENGTH(sizeof(Header))) {
                 Header h{};
                 std::memcpy(&h, rest.data() + NLMSG_HDRLEN, sizeof h);
                 size_t attrStart = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(Header));
-                if (attrStart <= nh.nlmsg_len) each(h, rest.subspan(attrStart, nh.nlmsg_len - attrStart));
+                if (attrStart <= nh.nlmsg_len)
+                    each(h, rest.subspan(attrStart, nh.nlmsg_len - attrStart));
             }
             size_t step = NLMSG_ALIGN(nh.nlmsg_len);
             if (step >= rest.size()) break;
@@ -164,8 +177,11 @@ std::vector<QdiscStats> dumpRootQdiscs() {
         }
         if (auto it = attrs.find(TCA_OPTIONS); q.kind == "tbf" && it != attrs.end()) {
             auto opts = attributes(it->second);
-            if (auto rate64 = scalar<uint64_t>(opts, TCA_TBF_RATE64)) q.rateBps = *rate64 * 8;
-            else if (auto parms = scalar<tc_tbf_qopt>(opts, TCA_TBF_PARMS)) q.rateBps = uint64_t{parms->rate.rate} * 8;
+            if (auto rate64 = scalar<uint64_t>(opts, TCA_TBF_RATE64)) {
+                q.rateBps = *rate64 * 8;
+            } else if (auto parms = scalar<tc_tbf_qopt>(opts, TCA_TBF_PARMS)) {
+                q.rateBps = uint64_t{parms->rate.rate} * 8;
+            }
         }
         out.push_back(std::move(q));
     });
@@ -202,7 +218,8 @@ std::vector<RouteWeights> dumpRouteWeights(int family, uint8_t protocol) {
         nh.single.ifindex = static_cast<int>(scalar<uint32_t>(attrs, NHA_OIF).value_or(0));
         if (auto gw = address(attrs, NHA_GATEWAY)) nh.single.gateway = *gw;
         if (auto it = attrs.find(NHA_GROUP); it != attrs.end()) {
-            for (size_t off = 0; off + sizeof(nexthop_grp) <= it->second.size(); off += sizeof(nexthop_grp)) {
+            for (size_t off = 0; off + sizeof(nexthop_grp) <= it->second.size();
+                 off += sizeof(nexthop_grp)) {
                 nexthop_grp g{};
                 std::memcpy(&g, it->second.data() + off, sizeof g);
                 nh.group.emplace_back(g.id, uint32_t{g.weight} + 1);
@@ -240,8 +257,10 @@ std::vector<RouteWeights> dumpRouteWeights(int family, uint8_t protocol) {
                 rtnexthop rtnh{};
                 std::memcpy(&rtnh, mp.data(), sizeof rtnh);
                 if (rtnh.rtnh_len < sizeof rtnh || rtnh.rtnh_len > mp.size()) break;
-                auto nattrs = attributes(mp.subspan(RTNH_ALIGN(sizeof rtnh), rtnh.rtnh_len - RTNH_ALIGN(sizeof rtnh)));
-                WeightedNexthop w{rtnh.rtnh_ifindex, address(nattrs, RTA_GATEWAY).value_or(IpAddr{}),
+                auto nattrs = attributes(
+                    mp.subspan(RTNH_ALIGN(sizeof rtnh), rtnh.rtnh_len - RTNH_ALIGN(sizeof rtnh)));
+                WeightedNexthop w{rtnh.rtnh_ifindex,
+                                  address(nattrs, RTA_GATEWAY).value_or(IpAddr{}),
                                   uint32_t{rtnh.rtnh_hops} + 1};
                 r.nexthops.push_back(w);
                 size_t step = RTNH_ALIGN(rtnh.rtnh_len);

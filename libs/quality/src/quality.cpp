@@ -6,8 +6,12 @@
 
 namespace twinrail::quality {
 namespace {
-double clamp01(double v) { return std::clamp(v, 0.0, 1.0); }
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double clamp01(double v) {
+    return std::clamp(v, 0.0, 1.0);
+}
+double seconds(Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+}
 }  // namespace
 
 double LatencyFloor::update(double latencySeconds, Clock::time_point now) {
@@ -25,8 +29,7 @@ Breakdown evaluate(const Signals& s, const Params& p) {
     double byQueue = clamp01(s.queueBytes * 8.0 / s.capacityBps / p.queueRefSeconds);
     double byDrops = clamp01(s.dropRatio / p.dropRefRatio);
     double byLatency = 0;
-    if (s.latencySeconds)
-        byLatency = clamp01(*s.latencySeconds / p.latencyRefSeconds);
+    if (s.latencySeconds) byLatency = clamp01(*s.latencySeconds / p.latencyRefSeconds);
     b.congestion = std::max({byUtil, byQueue, byDrops, byLatency});
     b.usableBps = s.capacityBps * (1.0 - p.maxPenalty * b.congestion);
     b.level = b.usableBps / p.referenceBps * p.levels;
@@ -90,8 +93,8 @@ bool Filter::update(double rawLevel, bool up, Clock::time_point now) {
 
 std::optional<RateTracker::Rates> RateTracker::update(const Counters& c, Clock::time_point now) {
     std::optional<Rates> out;
-    if (last_ && now > lastTime_ && c.txBytes >= last_->txBytes && c.txPackets >= last_->txPackets &&
-        c.drops >= last_->drops) {
+    if (last_ && now > lastTime_ && c.txBytes >= last_->txBytes &&
+        c.txPackets >= last_->txPackets && c.drops >= last_->drops) {
         double dt = seconds(now - lastTime_);
         Rates r;
         r.txBps = static_cast<double>(c.txBytes - last_->txBytes) * 8.0 / dt;

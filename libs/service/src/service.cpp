@@ -16,7 +16,8 @@ std::string usage(const ServiceSpec& spec) {
     std::string tables;
     for (const auto& t : spec.tables) tables += (tables.empty() ? "" : ", ") + t;
     return "usage: " + spec.name + " [options]\n" + spec.summary + "\n\n" +
-           "Config (SONiC CONFIG_DB tables " + tables + "):\n" + R"(  --config FILE          read the config_db.json-shaped FILE instead of CONFIG_DB
+           "Config (SONiC CONFIG_DB tables " + tables + "):\n" +
+           R"(  --config FILE          read the config_db.json-shaped FILE instead of CONFIG_DB
                          (SIGHUP re-reads it)
   --check-config         validate the config and exit (0, or 78 with the bad field)
 Redis:
@@ -54,12 +55,21 @@ std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, 
             std::cout << usage(spec);
             std::exit(0);
         }
-        if (a == "--check-config") { o.checkOnly = true; continue; }
-        if (a == "--no-state-db") { o.noStateDb = true; continue; }
-        if (a == "--no-frr-check") { o.checkFrr = false; continue; }
+        if (a == "--check-config") {
+            o.checkOnly = true;
+            continue;
+        }
+        if (a == "--no-state-db") {
+            o.noStateDb = true;
+            continue;
+        }
+        if (a == "--no-frr-check") {
+            o.checkFrr = false;
+            continue;
+        }
         static const std::set<std::string> kValued = {
-            "--config", "--redis-socket", "--redis-host", "--redis-port", "--db-config",
-            "--vtysh", "--frr-pathspace", "--log-level"};
+            "--config",    "--redis-socket", "--redis-host",    "--redis-port",
+            "--db-config", "--vtysh",        "--frr-pathspace", "--log-level"};
         if (kValued.count(a) == 0) {
             std::cerr << spec.name << ": unknown option " << a << "\n" << usage(spec);
             return std::nullopt;
@@ -69,17 +79,26 @@ std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, 
             return std::nullopt;
         }
         std::string v = argv[++i];
-        if (a == "--config") o.configFile = v;
-        else if (a == "--redis-socket") o.redis.unixSocket = v, o.redisGiven = true;
-        else if (a == "--redis-host") o.redis.host = v, o.redisGiven = true;
-        else if (a == "--redis-port") o.redis.port = std::atoi(v.c_str()), o.redisGiven = true;
-        else if (a == "--db-config") o.dbConfig = v;
-        else if (a == "--vtysh") o.vtysh.binary = v;
-        else if (a == "--frr-pathspace") o.vtysh.pathspace = v;
-        else if (a == "--log-level") {
+        if (a == "--config") {
+            o.configFile = v;
+        } else if (a == "--redis-socket") {
+            o.redis.unixSocket = v, o.redisGiven = true;
+        } else if (a == "--redis-host") {
+            o.redis.host = v, o.redisGiven = true;
+        } else if (a == "--redis-port") {
+            o.redis.port = std::atoi(v.c_str()), o.redisGiven = true;
+        } else if (a == "--db-config") {
+            o.dbConfig = v;
+        } else if (a == "--vtysh") {
+            o.vtysh.binary = v;
+        } else if (a == "--frr-pathspace") {
+            o.vtysh.pathspace = v;
+        } else if (a == "--log-level") {
             static const std::map<std::string, log::Priority> kLevels = {
-                {"error", log::Priority::Error}, {"warning", log::Priority::Warning},
-                {"notice", log::Priority::Notice}, {"info", log::Priority::Info},
+                {"error", log::Priority::Error},
+                {"warning", log::Priority::Warning},
+                {"notice", log::Priority::Notice},
+                {"info", log::Priority::Info},
                 {"debug", log::Priority::Debug}};
             auto it = kLevels.find(v);
             if (it == kLevels.end()) {
@@ -93,7 +112,9 @@ std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, 
 }
 
 ServiceHost::ServiceHost(ServiceSpec spec, CommonOptions options, Hooks hooks)
-    : spec_(std::move(spec)), opts_(std::move(options)), hooks_(std::move(hooks)),
+    : spec_(std::move(spec)),
+      opts_(std::move(options)),
+      hooks_(std::move(hooks)),
       signals_(io_, SIGTERM, SIGINT, SIGHUP) {}
 
 int ServiceHost::run() {
@@ -122,8 +143,11 @@ void ServiceHost::waitSignal() {
         if (ec) return;
         if (sig == SIGHUP) {
             log::notice("SIGHUP: reloading config");
-            if (watcher_) watcher_->reload();
-            else loadFile();
+            if (watcher_) {
+                watcher_->reload();
+            } else {
+                loadFile();
+            }
             return waitSignal();
         }
         log::notice("signal ", sig, ": exiting; routes and FRR configuration stay in place");
@@ -154,7 +178,8 @@ void ServiceHost::onConfig(const nlohmann::json& doc, const std::string& origin)
     }
     if (started_) return hooks_.apply(doc);
     StartContext ctx{io_, opts_, std::nullopt};
-    if (!(opts_.noStateDb || (!opts_.configFile.empty() && !opts_.redisGiven))) ctx.stateDb = stateDb_;
+    if (!(opts_.noStateDb || (!opts_.configFile.empty() && !opts_.redisGiven)))
+        ctx.stateDb = stateDb_;
     try {
         hooks_.start(doc, ctx);
     } catch (const std::exception& e) {

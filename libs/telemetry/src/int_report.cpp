@@ -9,21 +9,25 @@ namespace {
 // rep_md_bits. 0 marks reserved bits we cannot size, which make a report unparseable.
 constexpr std::array<size_t, 16> kFieldBytes = {4, 4, 4, 4, 8, 8, 8, 4, 4, 0, 0, 0, 0, 0, 0, 4};
 
-bool bitSet(uint16_t bits, int bit) { return (bits & (0x8000u >> bit)) != 0; }
+bool bitSet(uint16_t bits, int bit) {
+    return (bits & (0x8000u >> bit)) != 0;
+}
 
 class Reader {
-public:
+  public:
     explicit Reader(std::span<const uint8_t> d) : d_(d) {}
     size_t offset() const { return off_; }
     size_t left() const { return d_.size() - off_; }
     uint8_t u8() { return d_[off_++]; }
     uint16_t u16() { return static_cast<uint16_t>((u8() << 8) | u8()); }
-    uint32_t u24() { return (static_cast<uint32_t>(u8()) << 16) | (static_cast<uint32_t>(u8()) << 8) | u8(); }
+    uint32_t u24() {
+        return (static_cast<uint32_t>(u8()) << 16) | (static_cast<uint32_t>(u8()) << 8) | u8();
+    }
     uint32_t u32() { return (static_cast<uint32_t>(u16()) << 16) | u16(); }
     uint64_t u64() { return (static_cast<uint64_t>(u32()) << 32) | u32(); }
     void skip(size_t n) { off_ += n; }
 
-private:
+  private:
     std::span<const uint8_t> d_;
     size_t off_ = 0;
 };
@@ -60,9 +64,10 @@ IntHop readHop(Reader& r, uint16_t bits) {
 }  // namespace
 
 std::variant<IntPacket, ParseError> parseTelemetryReport(std::span<const uint8_t> d) {
-    if (d.size() > kMaxReportBytes)
+    if (d.size() > kMaxReportBytes) {
         return ParseError{0, "datagram of " + std::to_string(d.size()) + " bytes exceeds " +
                                  std::to_string(kMaxReportBytes)};
+    }
     Reader r(d);
     if (r.left() < 8) return ParseError{0, "shorter than the 8-byte group header"};
     IntPacket p;
@@ -81,34 +86,39 @@ std::variant<IntPacket, ParseError> parseTelemetryReport(std::span<const uint8_t
         size_t bodyBytes = size_t{r.u8()} * 4;
         size_t mdBytes = size_t{r.u8()} * 4;
         r.u8();  // D Q F I flags
-        if (bodyBytes > r.left())
+        if (bodyBytes > r.left()) {
             return ParseError{start, "report length " + std::to_string(bodyBytes) +
                                          " bytes, only " + std::to_string(r.left()) + " left"};
+        }
         if ((b0 >> 4) != kRepTypeInt) {
             ++p.otherReports;
             r.skip(bodyBytes);
             continue;
         }
-        if (bodyBytes < 8 + mdBytes)
+        if (bodyBytes < 8 + mdBytes) {
             return ParseError{start, "INT report of " + std::to_string(bodyBytes) +
                                          " bytes cannot hold 8 + " + std::to_string(mdBytes) +
                                          " bytes of metadata"};
+        }
         size_t bodyEnd = r.offset() + bodyBytes;
         uint16_t bits = r.u16();
         r.skip(6);  // domain-specific id, bits and status: not used
         size_t hopBytes = 0;
         for (int bit = 0; bit < 16; ++bit) {
             if (!bitSet(bits, bit)) continue;
-            if (kFieldBytes[bit] == 0)
+            if (kFieldBytes[bit] == 0) {
                 return ParseError{start + 4, "instruction bit " + std::to_string(bit) +
                                                  " is reserved; cannot size the metadata"};
+            }
             hopBytes += kFieldBytes[bit];
         }
-        if (mdBytes > 0 && (hopBytes == 0 || mdBytes % hopBytes != 0))
+        if (mdBytes > 0 && (hopBytes == 0 || mdBytes % hopBytes != 0)) {
             return ParseError{start + 2, "metadata of " + std::to_string(mdBytes) +
                                              " bytes is not a whole number of " +
                                              std::to_string(hopBytes) + "-byte hops"};
-        for (size_t n = 0; hopBytes > 0 && n < mdBytes / hopBytes; ++n) p.hops.push_back(readHop(r, bits));
+        }
+        for (size_t n = 0; hopBytes > 0 && n < mdBytes / hopBytes; ++n)
+            p.hops.push_back(readHop(r, bits));
         r.skip(bodyEnd - r.offset());  // the rest is the truncated packet: not used
     }
     return p;

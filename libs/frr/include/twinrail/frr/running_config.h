@@ -20,7 +20,7 @@ struct ConfigLine {
 };
 
 class RunningConfig {
-public:
+  public:
     static RunningConfig parse(const std::string& text);
     bool has(const ConfigLine& required) const;
     std::optional<std::string> bgpRouterHeader() const;  // "router bgp 65101"
@@ -28,7 +28,7 @@ public:
     std::vector<std::string> linesUnder(const std::vector<std::string>& context,
                                         const std::string& prefix) const;
 
-private:
+  private:
     std::vector<std::string> resolve(const ConfigLine& line) const;
     std::set<std::string> paths_;
     std::optional<std::string> bgpHeader_;

@@ -13,7 +13,7 @@
 namespace twinrail::lab {
 
 class Fabric {
-public:
+  public:
     explicit Fabric(std::string prefix);
     ~Fabric();
     Fabric(const Fabric&) = delete;
@@ -35,7 +35,7 @@ public:
 
     void teardown();
 
-private:
+  private:
     void stopFrr(const std::string& node);
     std::string prefix_;
     std::vector<std::string> nodes_;
@@ -68,8 +68,7 @@ void shapePort(Fabric& fabric, const std::string& node, const std::string& port,
 // gives its device with weight 1.
 std::map<std::string, int> parseRouteWeights(const std::string& ipRouteShow);
 
-std::string leafOrSpineFrrConfig(const std::string& hostname, int asn,
-                                 const std::string& routerId,
+std::string leafOrSpineFrrConfig(const std::string& hostname, int asn, const std::string& routerId,
                                  const std::vector<std::string>& fabricPorts);
 
 }  // namespace twinrail::lab

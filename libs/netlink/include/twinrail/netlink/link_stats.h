@@ -24,10 +24,10 @@ struct LinkCounters {
 
 struct QdiscStats {
     int ifindex = 0;
-    std::string kind;             // "tbf", "fq_codel", "noqueue", ...
+    std::string kind;  // "tbf", "fq_codel", "noqueue", ...
     uint64_t backlogBytes = 0;
     uint32_t qlen = 0;
-    uint64_t drops = 0;           // 32-bit in the kernel: wraps
+    uint64_t drops = 0;               // 32-bit in the kernel: wraps
     std::optional<uint64_t> rateBps;  // shaping rate of a root tbf, bits per second
 };
 

@@ -28,15 +28,19 @@ using Clock = std::chrono::steady_clock;
 
 struct Params {
     double referenceBps = 400e9;  // fabric-wide: level `levels` means this much usable
-    int levels = 16;
-    double maxPenalty = 0.5;       // congestion takes at most this fraction off
-    double utilKnee = 0.8;         // utilisation below this costs nothing
-    double queueRefSeconds = 100e-6;   // queue delay (bytes / capacity) counted as full congestion
-    double latencyRefSeconds = 200e-6; // latency above the floor counted as full congestion
-    double dropRefRatio = 0.01;    // drop ratio counted as full congestion
+    int levels = 32;
+    // Congestion takes at most this fraction off. Capacity is the first-order signal
+    // (what Meta's deployment carries); congestion is a correction: when every path
+    // carries elephant flows, every path is "congested", and a large penalty would only
+    // add churn while the flows shift.
+    double maxPenalty = 0.25;
+    double utilKnee = 0.8;              // utilisation below this costs nothing
+    double queueRefSeconds = 100e-6;    // queue delay (bytes / capacity) counted as full congestion
+    double latencyRefSeconds = 200e-6;  // latency above the floor counted as full congestion
+    double dropRefRatio = 0.01;         // drop ratio counted as full congestion
     std::chrono::milliseconds smoothing{2000};  // EWMA time constant
-    double hysteresis = 0.5;       // in levels, beyond the half level rounding gives
-    int confirmSamples = 3;
+    double hysteresis = 0.5;                    // in levels, beyond the half level rounding gives
+    int confirmSamples = 2;
     std::chrono::milliseconds minHold{5000};
     // Bad news travels fast, good news slowly: a raise also waits this long after the
     // previous change. Moving traffic away empties a link, and an empty link looks
@@ -47,10 +51,10 @@ struct Params {
 // What one sampling period measured on one link (egress direction).
 struct Signals {
     bool up = true;
-    double capacityBps = 0;            // effective capacity; 0 = unknown (no value)
-    double txBps = 0;                  // measured egress rate
-    double queueBytes = 0;             // egress backlog
-    double dropRatio = 0;              // dropped / (sent + dropped) in the period
+    double capacityBps = 0;                // effective capacity; 0 = unknown (no value)
+    double txBps = 0;                      // measured egress rate
+    double queueBytes = 0;                 // egress backlog
+    double dropRatio = 0;                  // dropped / (sent + dropped) in the period
     std::optional<double> latencySeconds;  // queueing delay: above the link's own floor
 };
 
@@ -58,7 +62,7 @@ struct Breakdown {
     double util = 0;        // txBps / capacity
     double congestion = 0;  // 0..1, the worst of the normalised signals
     double usableBps = 0;
-    double level = 0;       // continuous, before smoothing
+    double level = 0;  // continuous, before smoothing
 };
 
 // Tracks the latency floor of a link (the lowest value seen recently), so latency counts
@@ -66,11 +70,12 @@ struct Breakdown {
 // cancels a constant clock offset, which is what makes one-way probe delays usable
 // between switches whose clocks are not synchronised.
 class LatencyFloor {
-public:
-    explicit LatencyFloor(std::chrono::seconds window = std::chrono::seconds(30)) : window_(window) {}
+  public:
+    explicit LatencyFloor(std::chrono::seconds window = std::chrono::seconds(30))
+        : window_(window) {}
     double update(double latencySeconds, Clock::time_point now);  // returns the floor
 
-private:
+  private:
     std::chrono::seconds window_;
     std::deque<std::pair<Clock::time_point, double>> minima_;  // monotonic deque
 };
@@ -80,7 +85,7 @@ Breakdown evaluate(const Signals& s, const Params& p);
 // Damping and quantisation for one link. `published()` is what BGP carries: 1..levels
 // (a live link is never 0, so a path is thinned, not removed), or 0 for a link that is down.
 class Filter {
-public:
+  public:
     explicit Filter(Params p) : p_(p) {}
     void setParams(const Params& p) { p_ = p; }
 
@@ -92,7 +97,7 @@ public:
     uint64_t suppressed() const { return suppressed_; }  // out of band, held back
     std::optional<Clock::time_point> lastChange() const { return lastChange_; }
 
-private:
+  private:
     int clampLevel(double v) const;
     Params p_;
     bool started_ = false;
@@ -113,14 +118,14 @@ struct Counters {
 };
 
 class RateTracker {
-public:
+  public:
     struct Rates {
         double txBps = 0;
         double dropRatio = 0;
     };
     std::optional<Rates> update(const Counters& c, Clock::time_point now);
 
-private:
+  private:
     std::optional<Counters> last_;
     Clock::time_point lastTime_;
 };

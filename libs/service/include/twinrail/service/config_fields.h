@@ -46,9 +46,13 @@ struct FieldReader {
     void boolean(const std::string& field, bool& out) {
         auto t = text(field);
         if (!t) return;
-        if (*t == "true" || *t == "enabled" || *t == "on") out = true;
-        else if (*t == "false" || *t == "disabled" || *t == "off") out = false;
-        else fail(field, "\"" + *t + "\" is not true/false");
+        if (*t == "true" || *t == "enabled" || *t == "on") {
+            out = true;
+        } else if (*t == "false" || *t == "disabled" || *t == "off") {
+            out = false;
+        } else {
+            fail(field, "\"" + *t + "\" is not true/false");
+        }
     }
     template <typename Int>
     void integer(const std::string& field, Int& out, long long lo, long long hi) {
@@ -61,7 +65,7 @@ struct FieldReader {
         if (v < lo || v > hi) {
             return fail(field, std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
                                    std::to_string(hi));
-}
+        }
         out = static_cast<Int>(v);
     }
     void seconds(const std::string& field, std::chrono::milliseconds& out, double lo, double hi) {
@@ -74,7 +78,7 @@ struct FieldReader {
         if (v < lo || v > hi) {
             return fail(field, *t + " s is outside " + std::to_string(lo) + ".." +
                                    std::to_string(hi) + " s");
-}
+        }
         out = std::chrono::milliseconds(static_cast<long long>(std::llround(v * 1000)));
     }
     void number(const std::string& field, double& out, double lo, double hi) {
@@ -84,8 +88,10 @@ struct FieldReader {
         auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
         if (ec != std::errc() || end != t->data() + t->size() || !std::isfinite(v))
             return fail(field, "\"" + *t + "\" is not a number");
-        if (v < lo || v > hi)
-            return fail(field, *t + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+        if (v < lo || v > hi) {
+            return fail(field,
+                        *t + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+        }
         out = v;
     }
     void rejectUnknown(const std::set<std::string>& known) {

@@ -62,11 +62,11 @@ struct Hooks {
 };
 
 class ServiceHost {
-public:
+  public:
     ServiceHost(ServiceSpec spec, CommonOptions options, Hooks hooks);
     int run();  // returns the process exit code
 
-private:
+  private:
     void waitSignal();
     void loadFile();
     void configFailed(const std::string& what);

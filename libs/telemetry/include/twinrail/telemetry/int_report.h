@@ -26,9 +26,9 @@ inline constexpr uint8_t kRepTypeInt = 1;
 struct IntHop {
     std::optional<uint32_t> nodeId;
     std::optional<uint16_t> ingressPort, egressPort;
-    std::optional<uint32_t> hopLatency;       // per deployment: ns by default
+    std::optional<uint32_t> hopLatency;  // per deployment: ns by default
     std::optional<uint8_t> queueId;
-    std::optional<uint32_t> queueOccupancy;   // 24 bits; bytes or cells per deployment
+    std::optional<uint32_t> queueOccupancy;  // 24 bits; bytes or cells per deployment
     std::optional<uint64_t> ingressTimestamp, egressTimestamp;
     std::optional<uint32_t> egressTxUtil;     // per deployment: per mille by default
     std::optional<uint32_t> bufferOccupancy;  // 24 bits
