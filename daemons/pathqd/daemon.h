@@ -63,8 +63,6 @@ class Daemon {
     void start();
     void stop();  // leaves FRR configuration and routes as they are
     void applyConfig(const Config& next);
-    const std::map<std::string, Link>& links() const { return links_; }
-    const DaemonStats& stats() const { return stats_; }
 
   private:
     void armSample();

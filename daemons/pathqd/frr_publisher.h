@@ -29,8 +29,6 @@ class FrrPublisher {
     void audit();  // forget the cached running config; re-read and re-diff
     const PublisherStats& stats() const { return stats_; }
     const std::string& state() const { return state_; }  // ok, unreachable, no-bgp, conflict, error
-    const std::map<std::string, std::string>& conflicts() const { return conflicts_; }
-    bool busy() const { return inFlight_; }
 
   private:
     void kick();

@@ -96,10 +96,9 @@ int LinkProber::portSocket(int ifindex) {
 }
 
 void LinkProber::start() {
-    int one = 1, zero = 0, hops = 1;
+    // This socket only receives; the per-port sockets send (portSocket()).
+    int one = 1;
     setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-    setsockopt(fd_, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &zero, sizeof zero);
-    setsockopt(fd_, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof hops);
     setsockopt(fd_, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
     sockaddr_in6 addr{};
     addr.sin6_family = AF_INET6;

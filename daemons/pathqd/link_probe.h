@@ -68,7 +68,6 @@ class LinkProber {
     void start();  // throws std::runtime_error when the socket cannot be bound
     // Sends one probe on `ifindex`, carrying our current level on that link.
     void probe(int ifindex, uint8_t ourLevel);
-    void setLevel(int ifindex, uint8_t level) { levels_[ifindex] = level; }
     const PortView* view(int ifindex) const;
     const ProbeStats& stats() const { return stats_; }
 
