@@ -4,6 +4,9 @@
 namespace twinrail::exitcode {
 inline constexpr int kOk = 0;
 inline constexpr int kUsage = 64;
+inline constexpr int kDataErr = 65;  // the input is well-formed but impossible
+inline constexpr int kNoInput = 66;
+inline constexpr int kCantCreate = 73;
 inline constexpr int kUnavailable = 69;
 inline constexpr int kSoftware = 70;
 inline constexpr int kOsErr = 71;

@@ -1,0 +1,251 @@
+// The plan file: toJson() writes it, planFromJson() reads it back and checks it. The
+// sizing is recomputed from the stored request and must match, so a plan file cannot
+// claim a fabric its own request does not give.
+#include <stdexcept>
+
+#include "twinrail/plan/plan.h"
+
+namespace twinrail::plan {
+namespace {
+
+using json = nlohmann::json;
+constexpr int kVersion = 1;
+
+json modelJson(const SwitchModel& m) {
+    return {{"name", m.name}, {"ports", m.ports}, {"port_speed_gbps", m.portSpeedGbps},
+            {"breakouts", m.breakouts}};
+}
+
+json sizingJson(const Sizing& s) {
+    return {{"planes", s.planes},
+            {"servers", s.servers},
+            {"rails", s.rails},
+            {"nic_port_speed_gbps", s.nicPortSpeedGbps},
+            {"nic_ports_per_plane", s.nicPortsPerPlane},
+            {"uplink_speed_gbps", s.uplinkSpeedGbps},
+            {"leaf_downlinks", s.leafDownlinks},
+            {"leaf_uplinks", s.leafUplinks},
+            {"spine_radix", s.spineRadix},
+            {"rails_per_leaf", s.railsPerLeaf},
+            {"groups", s.groups},
+            {"servers_per_group", s.serversPerGroup},
+            {"leaves_per_plane", s.leavesPerPlane},
+            {"spines_per_plane", s.spinesPerPlane},
+            {"links_per_leaf_spine", s.linksPerLeafSpine},
+            {"spine_ports_used", s.spinePortsUsed},
+            {"leaves_total", s.leavesTotal()},
+            {"spines_total", s.spinesTotal()},
+            {"max_gpus_two_tier", s.maxGpusTwoTier}};
+}
+
+// A read error naming where in the file it is.
+struct FieldError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+const json& field(const json& obj, const std::string& key, const std::string& at) {
+    if (!obj.is_object()) throw FieldError(at + ": must be an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) throw FieldError(at + "." + key + ": missing");
+    return *it;
+}
+
+template <typename T>
+T get(const json& obj, const std::string& key, const std::string& at) {
+    const json& v = field(obj, key, at);
+    try {
+        return v.get<T>();
+    } catch (const json::exception&) {
+        throw FieldError(at + "." + key + ": wrong type (" + v.dump() + ")");
+    }
+}
+
+const json& array(const json& obj, const std::string& key, const std::string& at) {
+    const json& v = field(obj, key, at);
+    if (!v.is_array()) throw FieldError(at + "." + key + ": must be an array");
+    return v;
+}
+
+std::string idx(const std::string& at, const std::string& key, size_t i) {
+    return at + "." + key + "[" + std::to_string(i) + "]";
+}
+
+SwitchModel readModel(const json& j, const std::string& at) {
+    return {get<std::string>(j, "name", at), get<int>(j, "ports", at),
+            get<int>(j, "port_speed_gbps", at), get<std::vector<int>>(j, "breakouts", at)};
+}
+
+Request readRequest(const json& j, const std::string& at) {
+    Request r;
+    r.gpus = get<int>(j, "gpus", at);
+    r.gpusPerServer = get<int>(j, "gpus_per_server", at);
+    r.nicSpeedGbps = get<int>(j, "nic_speed_gbps", at);
+    r.nicPorts = get<int>(j, "nic_ports", at);
+    r.planes = get<int>(j, "planes", at);
+    r.leafModel = readModel(field(j, "leaf_model", at), at + ".leaf_model");
+    r.spineModel = readModel(field(j, "spine_model", at), at + ".spine_model");
+    r.oversubscription = get<int>(j, "oversubscription", at);
+    r.uplinkSpeedGbps = get<int>(j, "uplink_speed_gbps", at);
+    r.spinesPerPlane = get<int>(j, "spines_per_plane", at);
+    r.hostBgp = get<bool>(j, "host_bgp", at);
+    return r;
+}
+
+PortRole readRole(const std::string& s, const std::string& at) {
+    for (PortRole r : {PortRole::Host, PortRole::Uplink, PortRole::Downlink})
+        if (s == roleName(r)) return r;
+    throw FieldError(at + ".role: \"" + s + "\" is not host, uplink or downlink");
+}
+
+Switch readSwitch(const json& j, const std::string& at) {
+    Switch sw;
+    sw.name = get<std::string>(j, "name", at);
+    auto role = get<std::string>(j, "role", at);
+    if (role != "leaf" && role != "spine") throw FieldError(at + ".role: not leaf or spine");
+    sw.spine = role == "spine";
+    sw.plane = get<int>(j, "plane", at);
+    sw.index = get<int>(j, "index", at);
+    sw.asn = get<uint32_t>(j, "asn", at);
+    sw.loopback = get<std::string>(j, "loopback", at);
+    sw.group = get<int>(j, "group", at);
+    sw.rails = get<std::vector<int>>(j, "rails", at);
+    const json& ports = array(j, "ports", at);
+    for (size_t i = 0; i < ports.size(); ++i) {
+        std::string pa = idx(at, "ports", i);
+        SwitchPort p;
+        p.name = get<std::string>(ports[i], "name", pa);
+        if (p.name.empty() || p.name.size() > 15) throw FieldError(pa + ".name: not an interface name");
+        p.speedGbps = get<int>(ports[i], "speed_gbps", pa);
+        p.role = readRole(get<std::string>(ports[i], "role", pa), pa);
+        p.peer = get<std::string>(ports[i], "peer", pa);
+        p.peerPort = get<std::string>(ports[i], "peer_port", pa);
+        sw.ports.push_back(p);
+    }
+    return sw;
+}
+
+Server readServer(const json& j, const std::string& at) {
+    Server s;
+    s.name = get<std::string>(j, "name", at);
+    s.group = get<int>(j, "group", at);
+    const json& nics = array(j, "nics", at);
+    for (size_t i = 0; i < nics.size(); ++i) {
+        std::string na = idx(at, "nics", i);
+        Nic nic;
+        nic.name = get<std::string>(nics[i], "name", na);
+        nic.rail = get<int>(nics[i], "rail", na);
+        nic.address = get<std::string>(nics[i], "address", na);
+        const json& ports = array(nics[i], "ports", na);
+        for (size_t k = 0; k < ports.size(); ++k) {
+            std::string pa = idx(na, "ports", k);
+            nic.ports.push_back({get<std::string>(ports[k], "name", pa),
+                                 get<int>(ports[k], "plane", pa),
+                                 get<std::string>(ports[k], "leaf", pa),
+                                 get<std::string>(ports[k], "leaf_port", pa)});
+        }
+        s.nics.push_back(std::move(nic));
+    }
+    return s;
+}
+
+// Every cable must name a switch and port that exist, the same way from both ends.
+void checkCabling(const Plan& p) {
+    for (const auto& srv : p.servers)
+        for (const auto& nic : srv.nics)
+            for (const auto& np : nic.ports) {
+                const Switch* lf = p.findSwitch(np.leaf);
+                std::string who = srv.name + "/" + nic.name + "/" + np.name;
+                if (lf == nullptr) throw FieldError(who + ": no switch " + np.leaf);
+                bool found = false;
+                for (const auto& sp : lf->ports)
+                    found = found || (sp.name == np.leafPort && sp.peer == srv.name + "/" + nic.name &&
+                                      sp.peerPort == np.name);
+                if (!found) throw FieldError(who + ": " + np.leaf + " has no port " + np.leafPort + " back to it");
+            }
+}
+
+}  // namespace
+
+json toJson(const Plan& p) {
+    const Request& r = p.request;
+    json out;
+    out["version"] = kVersion;
+    out["request"] = {{"gpus", r.gpus},
+                      {"gpus_per_server", r.gpusPerServer},
+                      {"nic_speed_gbps", r.nicSpeedGbps},
+                      {"nic_ports", r.nicPorts},
+                      {"planes", r.planes},
+                      {"leaf_model", modelJson(r.leafModel)},
+                      {"spine_model", modelJson(r.spineModel)},
+                      {"oversubscription", r.oversubscription},
+                      {"uplink_speed_gbps", r.uplinkSpeedGbps},
+                      {"spines_per_plane", r.spinesPerPlane},
+                      {"host_bgp", r.hostBgp}};
+    out["sizing"] = sizingJson(p.sizing);
+    out["host_asn"] = p.hostAsn;
+    out["rail_subnets"] = json::array();
+    for (const auto& s : p.subnets)
+        out["rail_subnets"].push_back(
+            {{"group", s.group}, {"rail", s.rail}, {"prefix", s.prefix}, {"gateway", s.gateway}});
+    out["switches"] = json::array();
+    for (const auto& sw : p.switches) {
+        json ports = json::array();
+        for (const auto& pt : sw.ports)
+            ports.push_back({{"name", pt.name}, {"speed_gbps", pt.speedGbps},
+                             {"role", roleName(pt.role)}, {"peer", pt.peer}, {"peer_port", pt.peerPort}});
+        out["switches"].push_back({{"name", sw.name}, {"role", sw.spine ? "spine" : "leaf"},
+                                   {"plane", sw.plane}, {"index", sw.index}, {"asn", sw.asn},
+                                   {"loopback", sw.loopback}, {"group", sw.group},
+                                   {"rails", sw.rails}, {"ports", ports}});
+    }
+    out["servers"] = json::array();
+    for (const auto& srv : p.servers) {
+        json nics = json::array();
+        for (const auto& nic : srv.nics) {
+            json ports = json::array();
+            for (const auto& np : nic.ports)
+                ports.push_back({{"name", np.name}, {"plane", np.plane}, {"leaf", np.leaf},
+                                 {"leaf_port", np.leafPort}});
+            nics.push_back({{"name", nic.name}, {"rail", nic.rail}, {"address", nic.address},
+                            {"ports", ports}});
+        }
+        out["servers"].push_back({{"name", srv.name}, {"group", srv.group}, {"nics", nics}});
+    }
+    return out;
+}
+
+std::variant<Plan, SizingError> planFromJson(const json& j) {
+    try {
+        if (get<int>(j, "version", "plan") != kVersion)
+            throw FieldError("plan.version: only version " + std::to_string(kVersion) + " is known");
+        Plan p;
+        p.request = readRequest(field(j, "request", "plan"), "plan.request");
+        auto norm = normalize(p.request);
+        if (auto* e = std::get_if<SizingError>(&norm)) throw FieldError("plan.request: " + e->message);
+        auto sized = size(std::get<Request>(norm));
+        if (auto* e = std::get_if<SizingError>(&sized)) throw FieldError("plan.request: " + e->message);
+        p.sizing = std::get<Sizing>(sized);
+        if (sizingJson(p.sizing) != field(j, "sizing", "plan"))
+            throw FieldError("plan.sizing: does not follow from plan.request");
+        p.hostAsn = get<uint32_t>(j, "host_asn", "plan");
+        const json& subnets = array(j, "rail_subnets", "plan");
+        for (size_t i = 0; i < subnets.size(); ++i) {
+            std::string at = idx("plan", "rail_subnets", i);
+            p.subnets.push_back({get<int>(subnets[i], "group", at), get<int>(subnets[i], "rail", at),
+                                 get<std::string>(subnets[i], "prefix", at),
+                                 get<std::string>(subnets[i], "gateway", at)});
+        }
+        const json& switches = array(j, "switches", "plan");
+        for (size_t i = 0; i < switches.size(); ++i)
+            p.switches.push_back(readSwitch(switches[i], idx("plan", "switches", i)));
+        const json& servers = array(j, "servers", "plan");
+        for (size_t i = 0; i < servers.size(); ++i)
+            p.servers.push_back(readServer(servers[i], idx("plan", "servers", i)));
+        checkCabling(p);
+        return p;
+    } catch (const FieldError& e) {
+        return SizingError{e.what()};
+    }
+}
+
+}  // namespace twinrail::plan

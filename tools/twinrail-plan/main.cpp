@@ -1,0 +1,221 @@
+// twinrail-plan: from a GPU count and a switch model to a plan file, a cabling plan and
+// every switch's configuration. See `twinrail-plan --help`.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "twinrail/common/sysexits.h"
+#include "twinrail/plan/outputs.h"
+#include "twinrail/plan/plan.h"
+
+namespace plan = twinrail::plan;
+namespace exitcode = twinrail::exitcode;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: twinrail-plan --gpus N [options] [--out DIR | --json]
+       twinrail-plan --from PLAN.json --out DIR
+       twinrail-plan --tables | --models
+
+Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
+
+  --gpus N                 GPUs in the cluster (a multiple of --gpus-per-server)
+  --gpus-per-server N      GPUs (= NICs = rails) per server             [8]
+  --model NAME             leaf and spine model from the catalog (--models)
+  --spine-model NAME       a different spine model
+  --radix N --port-speed G [--breakouts 1,2,4]
+                           a generic model: N ports of G Gbit/s
+  --nic-speed G            NIC speed                                    [400]
+  --nic-ports N            NIC ports, spread over the planes            [2]
+  --planes 1|2                                                          [2]
+  --oversubscription N     leaf downlink:uplink N:1                     [1]
+  --uplink-speed G         leaf-spine link speed   [the NIC speed if the ports break out to it]
+  --spines-per-plane N     instead of the fewest that hold the leaves
+  --host-bgp               servers peer with their leaves (receive-only) to route over both planes
+
+  --out DIR     write DIR/plan.json, DIR/cabling.csv, DIR/cabling.json and
+                DIR/configs/<switch>/{frr.conf,config_db.json}
+  --json        print the sizing as JSON instead of text
+  --from FILE   read a plan file (checked) instead of sizing a request
+  --tables      print the seed's sizing tables as this planner computes them
+
+Exit codes: 0 ok, 64 usage, 65 the request cannot be built (the message says why),
+66 the plan file cannot be read, 73 the output cannot be written.
+)";
+
+struct Args {
+    plan::Request request;
+    std::string out;
+    std::string from;
+    bool json = false;
+    bool tables = false;
+    bool models = false;
+    int radix = 0;
+    int portSpeed = 0;
+    std::vector<int> breakouts{1};
+};
+
+struct UsageError {
+    std::string message;
+};
+
+int toInt(const std::string& flag, const std::string& v) {
+    try {
+        size_t used = 0;
+        int n = std::stoi(v, &used);
+        if (used == v.size()) return n;
+    } catch (const std::exception&) {
+    }
+    throw UsageError{flag + ": \"" + v + "\" is not a whole number"};
+}
+
+plan::SwitchModel catalogModel(const std::string& name) {
+    if (auto m = plan::findModel(name)) return *m;
+    throw UsageError{"unknown switch model \"" + name + "\" (see --models, or use --radix)"};
+}
+
+Args parse(int argc, char** argv) {
+    Args a;
+    auto value = [argc, argv](int& i) {
+        if (i + 1 >= argc) throw UsageError{std::string(argv[i]) + " needs a value"};
+        return std::string(argv[++i]);
+    };
+    for (int i = 1; i < argc; ++i) {
+        std::string f = argv[i];
+        auto& r = a.request;
+        if (f == "--gpus") r.gpus = toInt(f, value(i));
+        else if (f == "--gpus-per-server") r.gpusPerServer = toInt(f, value(i));
+        else if (f == "--model") r.leafModel = catalogModel(value(i));
+        else if (f == "--spine-model") r.spineModel = catalogModel(value(i));
+        else if (f == "--radix") a.radix = toInt(f, value(i));
+        else if (f == "--port-speed") a.portSpeed = toInt(f, value(i));
+        else if (f == "--breakouts") {
+            a.breakouts.clear();
+            std::stringstream in(value(i));
+            for (std::string part; std::getline(in, part, ',');) a.breakouts.push_back(toInt(f, part));
+        } else if (f == "--nic-speed") r.nicSpeedGbps = toInt(f, value(i));
+        else if (f == "--nic-ports") r.nicPorts = toInt(f, value(i));
+        else if (f == "--planes") r.planes = toInt(f, value(i));
+        else if (f == "--oversubscription") r.oversubscription = toInt(f, value(i));
+        else if (f == "--uplink-speed") r.uplinkSpeedGbps = toInt(f, value(i));
+        else if (f == "--spines-per-plane") r.spinesPerPlane = toInt(f, value(i));
+        else if (f == "--host-bgp") r.hostBgp = true;
+        else if (f == "--out") a.out = value(i);
+        else if (f == "--from") a.from = value(i);
+        else if (f == "--json") a.json = true;
+        else if (f == "--tables") a.tables = true;
+        else if (f == "--models") a.models = true;
+        else throw UsageError{"unknown option " + f};
+    }
+    if (a.radix > 0 || a.portSpeed > 0) {
+        if (!a.request.leafModel.name.empty()) throw UsageError{"--model and --radix exclude each other"};
+        a.request.leafModel = {"generic-" + std::to_string(a.radix) + "x" + std::to_string(a.portSpeed) + "G",
+                               a.radix, a.portSpeed, a.breakouts};
+    }
+    return a;
+}
+
+void printTables() {
+    for (const auto& model : plan::switchCatalog()) {
+        std::cout << model.name << " (" << model.ports << "x" << model.portSpeedGbps << "G), 2 planes\n"
+                  << "GPUs/servers  leaves  spines  400G links per leaf-spine pair\n";
+        for (int gpus = 256; gpus <= 16384; gpus *= 2) {
+            plan::Request r;
+            r.gpus = gpus;
+            r.leafModel = model;
+            auto n = plan::normalize(r);
+            auto s = plan::size(std::get<plan::Request>(n));
+            if (auto* z = std::get_if<plan::Sizing>(&s)) {
+                std::string row = std::to_string(gpus) + "/" + std::to_string(z->servers);
+                std::cout << row << std::string(14 - row.size(), ' ') << z->leavesTotal() << "\t"
+                          << z->spinesTotal() << "\t" << z->linksPerLeafSpine << "\n";
+            }
+        }
+        std::cout << "\n";
+    }
+}
+
+bool writeFile(const fs::path& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+    out.close();
+    if (!out) std::cerr << "twinrail-plan: cannot write " << path.string() << "\n";
+    return static_cast<bool>(out);
+}
+
+int writePlan(const plan::Plan& p, const fs::path& dir) {
+    std::error_code ec;
+    fs::create_directories(dir / "configs", ec);
+    if (ec) {
+        std::cerr << "twinrail-plan: cannot create " << dir.string() << ": " << ec.message() << "\n";
+        return exitcode::kCantCreate;
+    }
+    bool ok = writeFile(dir / "plan.json", plan::toJson(p).dump(1) + "\n") &&
+              writeFile(dir / "cabling.csv", plan::cablingCsv(p)) &&
+              writeFile(dir / "cabling.json", plan::cablingJson(p).dump(1) + "\n");
+    for (const auto& sw : p.switches) {
+        fs::path sd = dir / "configs" / sw.name;
+        fs::create_directories(sd, ec);
+        ok = ok && !ec && writeFile(sd / "frr.conf", plan::frrConfig(p, sw)) &&
+             writeFile(sd / "config_db.json", plan::configDb(p, sw).dump(2) + "\n");
+    }
+    if (!ok) return exitcode::kCantCreate;
+    std::cout << plan::sizingReport(p) << "wrote " << (dir / "plan.json").string() << ", cabling.csv/json and "
+              << p.switches.size() << " switch configs under " << (dir / "configs").string() << "\n";
+    return exitcode::kOk;
+}
+
+int run(const Args& a) {
+    if (a.models) {
+        for (const auto& m : plan::switchCatalog()) {
+            std::cout << m.name << "  " << m.ports << " x " << m.portSpeedGbps << "G, breakouts";
+            for (int b : m.breakouts) std::cout << " " << b;
+            std::cout << "\n";
+        }
+        return exitcode::kOk;
+    }
+    if (a.tables) {
+        printTables();
+        return exitcode::kOk;
+    }
+    std::variant<plan::Plan, plan::SizingError> built;
+    if (!a.from.empty()) {
+        std::ifstream in(a.from);
+        auto j = nlohmann::json::parse(in, nullptr, false);
+        if (!in.is_open() || j.is_discarded()) {
+            std::cerr << "twinrail-plan: " << a.from << ": cannot read it as JSON\n";
+            return exitcode::kNoInput;
+        }
+        built = plan::planFromJson(j);
+    } else {
+        if (a.request.gpus <= 0) throw UsageError{"--gpus is required"};
+        built = plan::buildPlan(a.request);
+    }
+    if (auto* e = std::get_if<plan::SizingError>(&built)) {
+        std::cerr << "twinrail-plan: cannot plan this fabric: " << e->message << "\n";
+        return exitcode::kDataErr;
+    }
+    const auto& p = std::get<plan::Plan>(built);
+    if (!a.out.empty()) return writePlan(p, a.out);
+    if (a.json) std::cout << plan::toJson(p)["sizing"].dump(2) << "\n";
+    else std::cout << plan::sizingReport(p);
+    return exitcode::kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+            std::cout << kUsage;
+            return exitcode::kOk;
+        }
+    try {
+        return run(parse(argc, argv));
+    } catch (const UsageError& e) {
+        std::cerr << "twinrail-plan: " << e.message << "\n" << kUsage;
+        return exitcode::kUsage;
+    }
+}
