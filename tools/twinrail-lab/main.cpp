@@ -1,153 +1,232 @@
-// twinrail-lab: rehearse twinrail on a fabric of network namespaces on this machine.
-// `demo` builds the mini fabric (spine, two leaves, hosts), runs Redis and hostrouted on
-// both leaves, shows a host's route travel through BGP, and tears everything down.
-#include <signal.h>
+// twinrail-lab: rehearse a twinrail plan on this machine, in network namespaces with real
+// FRR, Redis, hostrouted and pathqd. See `twinrail-lab --help`.
 #include <unistd.h>
 
-
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <thread>
 
+#include "twinrail/lab/measure.h"
+#include "tour.h"
 #include "twinrail/common/sysexits.h"
-#include "twinrail/lab/fabric.h"
-#include "twinrail/lab/process.h"
-#include "twinrail/lab/redis_server.h"
+#include "twinrail/lab/flow_probe.h"
+#include "twinrail/lab/lab_status.h"
+#include "twinrail/lab/shell.h"
+#include "twinrail/plan/outputs.h"
 
 namespace lab = twinrail::lab;
-using namespace std::chrono_literals;
+namespace plan = twinrail::plan;
+namespace exitcode = twinrail::exitcode;
+namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: twinrail-lab demo [--hostrouted PATH] [--keep-logs]
-  demo   build a spine/leaf fabric in namespaces with real FRR and Redis, run hostrouted
-         on both leaves, show host routes crossing BGP, then remove everything
+constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [options]
+
+  up [--plan FILE]     build the plan (default: 2 planes x 2 leaves x 2 spines, 2 servers
+                       x 2 NICs) in namespaces; every switch runs FRR, its own Redis,
+                       pathqd and (leaves) hostrouted; returns when every NIC reaches
+                       every other NIC through both planes. Cleans up a previous lab
+                       of the same name first. Plans come from twinrail-plan --host-bgp.
+  status [--json]      processes, BGP sessions, host routes, NIC reachability per plane
+  fail NODE[:PORT]     take a switch (all its ports) or one port down
+  restore NODE[:PORT]  bring it back; NICs on it announce themselves again
+  measure --fail NODE[:PORT] [--from NIC --to NIC] [--seconds N] [--json]
+                       UDP flows both ways while NODE fails: the interruption
+  down                 remove everything of the lab: processes, namespaces, files
+  demo                 up, a short tour (host routes per plane, WCMP weights, STATE_DB,
+                       a leaf and a NIC port failing under traffic), down
+
+  --name NAME          1-6 of a-z0-9; several labs can run side by side        [lab]
+  --hostrouted PATH, --pathqd PATH   the daemons to run       [next to this tool, or PATH]
+
+Exit codes: 0 ok, 64 usage, 65 bad plan, 69 the lab is not healthy / the demo failed,
+70 an internal error, 77 not root.
 )";
 
-void step(const std::string& title) { std::cout << "\n\033[1m== " << title << "\033[0m\n"; }
+struct Options {
+    std::string command;
+    std::vector<std::string> args;
+    std::string name = "lab";
+    std::string planFile;
+    std::string from = "srv1-nic2";
+    std::string to = "srv1-nic1";
+    std::string failTarget;
+    int seconds = 6;
+    bool json = false;
+    lab::LabBinaries bins;
+};
 
-void show(const lab::Fabric& f, const std::string& node, const std::string& cmd) {
-    std::cout << "[" << node << "]$ " << cmd << "\n" << f.exec(node, cmd).out;
+struct UsageError {
+    std::string message;
+};
+
+// The daemons next to this binary (build tree or /usr/bin), else from PATH.
+std::string sibling(const std::string& self, const std::string& rel, const std::string& name) {
+    fs::path dir = fs::path(self).parent_path();
+    for (const auto& candidate : {dir / name, dir / rel / name})
+        if (fs::exists(candidate)) return fs::canonical(candidate).string();
+    return name;
 }
 
-class Demo {
-public:
-    Demo(std::string hostrouted, bool keepLogs)
-        : hostrouted_(std::move(hostrouted)), keepLogs_(keepLogs),
-          fabric_(lab::uniquePrefix("demo")), dir_("/tmp/" + fabric_.prefix()) {}
-
-    ~Demo() {
-        for (auto& d : daemons_) d.stop();
-        for (auto& r : redis_) r->stop();
-        fabric_.teardown();
-        if (!keepLogs_) std::filesystem::remove_all(dir_);
+Options parse(int argc, char** argv) {
+    Options o;
+    o.bins.self = fs::canonical("/proc/self/exe").string();
+    o.bins.hostrouted = sibling(o.bins.self, "../../daemons/hostrouted", "hostrouted");
+    o.bins.pathqd = sibling(o.bins.self, "../../daemons/pathqd", "pathqd");
+    if (argc < 2) throw UsageError{"no command"};
+    o.command = argv[1];
+    for (int i = 2; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [argc, argv, &i, &a] {
+            if (i + 1 >= argc) throw UsageError{a + " needs a value"};
+            return std::string(argv[++i]);
+        };
+        if (a == "--name") o.name = value();
+        else if (a == "--plan") o.planFile = value();
+        else if (a == "--hostrouted") o.bins.hostrouted = value();
+        else if (a == "--pathqd") o.bins.pathqd = value();
+        else if (a == "--from") o.from = value();
+        else if (a == "--to") o.to = value();
+        else if (a == "--fail") o.failTarget = value();
+        else if (a == "--seconds") o.seconds = std::stoi(value());
+        else if (a == "--json") o.json = true;
+        else if (a.rfind("--", 0) == 0) throw UsageError{"unknown option " + a};
+        else o.args.push_back(a);
     }
+    if (!lab::PlanLab::validName(o.name)) throw UsageError{"--name: use 1-6 of a-z and 0-9"};
+    return o;
+}
 
-    int run() {
-        std::filesystem::create_directories(dir_);
-        step("Building the fabric: spine s1, leaves l1 and l2, hosts h1 (behind l1), h2 (behind l2)");
-        lab::buildMiniFabric(fabric_);
-        std::cout << fabric_.vtysh("l2", "show bgp summary") ;
-        step("Starting Redis and hostrouted on each leaf (manage_frr=true)");
-        for (const std::string leaf : {"l1", "l2"}) startLeaf(leaf);
-        step("h1 talks to its gateway: l1 learns it as a neighbor");
-        fabric_.exec("h1", "ping -c1 -W1 10.1.1.1; ping -c1 -W1 2001:db8:1::1");
-        lab::waitUntil([this] { return has("l2", "ip -6 route show 2001:db8:1::10", "2001"); }, 15s);
-        show(fabric_, "l1", "ip neigh show dev swp3");
-        step("hostrouted turned it into host routes (IPv4 in table 10, IPv6 in main, proto 201)");
-        show(fabric_, "l1", "ip route show table 10; ip -6 route show proto 201");
-        step("FRR on l1 imports and advertises them (lines hostrouted added)");
-        std::cout << fabric_.vtysh("l1", "show running-config") << "\n";
-        step("l2 learned them through the spine, over BGP unnumbered");
-        show(fabric_, "l2", "ip route show 10.1.1.10; ip -6 route show 2001:db8:1::10");
-        step("STATE_DB on l1, as an operator sees it");
-        std::this_thread::sleep_for(1100ms);  // the stats row is published once a second
-        std::cout << redis_[0]->cli(6, "--no-raw HGETALL 'HOST_ROUTE_TABLE|10.1.1.10'");
-        std::cout << redis_[0]->cli(6, "--no-raw HGETALL 'HOST_ROUTE_STATS|global'");
-        step("h2 reaches h1 across the fabric");
-        show(fabric_, "h2", "ping -c3 -i0.2 10.1.1.10 | tail -2");
-        step("h1 goes silent (drops its address): withdrawn after the 2 s holdtime");
-        fabric_.exec("h1", "ip addr del 10.1.1.10/24 dev eth0");
-        auto t0 = std::chrono::steady_clock::now();
-        bool gone = lab::waitUntil([this] { return !has("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 10s);
-        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - t0).count();
-        std::cout << (gone ? "gone from l2's FIB after " + std::to_string(ms) + " ms\n"
-                           : "STILL PRESENT on l2 (unexpected)\n");
-        step("hostrouted on l1 is killed with -9 and restarted: the IPv6 route stays");
-        daemons_[0].signal(SIGKILL);
-        daemons_[0].wait(5s);
-        daemons_[0] = startDaemon("l1");
-        show(fabric_, "l2", "ip -6 route show 2001:db8:1::10");
-        step("Tearing down");
-        return gone ? twinrail::exitcode::kOk : twinrail::exitcode::kSoftware;
+plan::Plan planFor(const Options& o) {
+    std::variant<plan::Plan, plan::SizingError> p;
+    if (o.planFile.empty()) {
+        p = plan::buildPlan(lab::defaultLabRequest());
+    } else {
+        std::ifstream in(o.planFile);
+        auto j = nlohmann::json::parse(in, nullptr, false);
+        if (j.is_discarded()) throw std::invalid_argument(o.planFile + ": not a JSON plan file");
+        p = plan::planFromJson(j);
     }
+    if (auto* e = std::get_if<plan::SizingError>(&p)) throw std::invalid_argument(e->message);
+    return std::get<plan::Plan>(p);
+}
 
-private:
-    bool has(const std::string& node, const std::string& cmd, const std::string& what) const {
-        return fabric_.exec(node, cmd).out.find(what) != std::string::npos;
+int up(const Options& o) {
+    auto t0 = std::chrono::steady_clock::now();
+    lab::PlanLab l(o.name, planFor(o), o.bins);
+    std::cout << plan::sizingReport(l.plan());
+    std::cout << "building lab \"" << o.name << "\" ...\n" << std::flush;
+    l.up();
+    auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "lab \"" << o.name << "\" is up: every NIC reaches every other NIC through both planes ("
+              << static_cast<int>(s) << " s). `twinrail-lab status`, `twinrail-lab down`.\n";
+    return exitcode::kOk;
+}
+
+int status(const Options& o) {
+    auto s = lab::labStatus(o.name);
+    std::cout << (o.json ? s.dump(2) + "\n" : lab::statusTable(s));
+    return s["healthy"].get<bool>() ? exitcode::kOk : exitcode::kUnavailable;
+}
+
+int down(const Options& o) {
+    auto done = lab::PlanLab::down(o.name);
+    if (done.empty()) std::cout << "nothing of lab \"" << o.name << "\" was left\n";
+    for (const auto& d : done) std::cout << d << "\n";
+    return exitcode::kOk;
+}
+
+int measure(const Options& o) {
+    if (o.failTarget.empty()) throw UsageError{"measure needs --fail NODE[:PORT]"};
+    std::vector<lab::FlowPair> pairs{{o.from, o.to}, {o.to, o.from}};
+    auto r = lab::measureDuring(o.name, o.bins, pairs,
+                                              [&o] { lab::failNode(o.name, o.failTarget); }, o.seconds);
+    std::cout << (o.json ? r.dump(2) + "\n" : lab::describeMeasurement(r));
+    for (const auto& x : r)
+        if (x.contains("error") || x["flows_not_recovered"] != 0) return exitcode::kUnavailable;
+    return exitcode::kOk;
+}
+
+int demo(const Options& o) {
+    up(o);
+    bool ok = false;
+    try {
+        ok = twinrail::labtool::runTour(o.name, o.bins);
+    } catch (const std::exception& e) {
+        std::cerr << "twinrail-lab: demo: " << e.what() << "\n";
     }
+    std::cout << "\n\033[1m== Tearing down\033[0m\n";
+    down(o);
+    auto left = lab::sh("ip netns list | grep -c " + lab::PlanLab::nsPrefix(o.name)).out;
+    std::cout << "namespaces left: " << left << (ok ? "demo finished\n" : "DEMO FAILED\n");
+    return ok ? exitcode::kOk : exitcode::kUnavailable;
+}
 
-    lab::ChildProcess startDaemon(const std::string& leaf) {
-        size_t idx = leaf == "l1" ? 0 : 1;
-        lab::ChildProcess p({"ip", "netns", "exec", fabric_.ns(leaf), hostrouted_, "--config",
-                             dir_ + "/" + leaf + ".json", "--redis-socket", redis_[idx]->socket(),
-                             "--frr-pathspace", fabric_.ns(leaf)},
-                            dir_ + "/hostrouted-" + leaf + "-" + std::to_string(starts_++) + ".log");
-        lab::waitUntil([&p] { return p.log().find("start-up reconcile") != std::string::npos; }, 20s);
-        std::string log = p.log();
-        auto at = log.rfind("start-up");
-        std::cout << "  " << leaf << ": " << log.substr(at, log.find('\n', at) - at + 1);
-        return p;
+// Helpers this tool runs inside a namespace.
+int hidden(const std::vector<std::string>& a, const std::string& cmd) {
+    using std::chrono::microseconds, std::chrono::milliseconds;
+    if (cmd == "announce" && a.size() == 3) {
+        std::string err;
+        if (lab::sendArpAnnounce(a[0], a[1], a[2], err)) return exitcode::kOk;
+        std::cerr << "announce: " << err << "\n";
+        return exitcode::kOsErr;
     }
-
-    void startLeaf(const std::string& leaf) {
-        std::ofstream(dir_ + "/" + leaf + ".json") << R"({
-  "HOSTROUTED": {"global": {"keepalive": "0.5", "holdtime": "2", "manage_frr": "true"}},
-  "HOSTROUTED_INTERFACE": {"swp3": {}}
-})";
-        redis_.push_back(std::make_unique<lab::RedisServer>(dir_ + "/redis-" + leaf));
-        redis_.back()->start();
-        daemons_.push_back(startDaemon(leaf));
+    if (cmd == "flow-send" && a.size() == 5) {
+        std::cout << lab::runFlowSender(a[0], static_cast<uint16_t>(std::stoi(a[1])), std::stoi(a[2]),
+                                        microseconds(std::stoi(a[3])), milliseconds(std::stoi(a[4])))
+                  << std::endl;
+        return exitcode::kOk;
     }
+    if (cmd == "flow-recv" && a.size() == 3) {
+        std::cout << lab::runFlowReceiver(static_cast<uint16_t>(std::stoi(a[0])), microseconds(std::stoi(a[1])),
+                                          milliseconds(std::stoi(a[2])))
+                  << std::endl;
+        return exitcode::kOk;
+    }
+    throw UsageError{"bad arguments for " + cmd};
+}
 
-    std::string hostrouted_;
-    bool keepLogs_;
-    lab::Fabric fabric_;
-    std::string dir_;
-    std::vector<std::unique_ptr<lab::RedisServer>> redis_;
-    std::vector<lab::ChildProcess> daemons_;
-    int starts_ = 0;  // one log per start, so a restart is not mistaken for the last one
-};
+int run(const Options& o) {
+    const std::string& c = o.command;
+    if (c == "announce" || c == "flow-send" || c == "flow-recv") return hidden(o.args, c);
+    if (geteuid() != 0) {
+        std::cerr << "twinrail-lab: needs root (network namespaces, FRR)\n";
+        return 77;
+    }
+    if (c == "up") return up(o);
+    if (c == "status") return status(o);
+    if (c == "down") return down(o);
+    if (c == "demo") return demo(o);
+    if (c == "measure") return measure(o);
+    if ((c == "fail" || c == "restore") && o.args.size() == 1) {
+        if (c == "fail") lab::failNode(o.name, o.args[0]);
+        else lab::restoreNode(o.name, o.bins, o.args[0]);
+        std::cout << c << " " << o.args[0] << ": done\n";
+        return exitcode::kOk;
+    }
+    throw UsageError{"unknown command or arguments: " + c};
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || std::string(argv[1]) != "demo") {
-        std::cerr << kUsage;
-        return twinrail::exitcode::kUsage;
-    }
-    std::string hostrouted = "hostrouted";
-    bool keep = false;
-    for (int i = 2; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--hostrouted" && i + 1 < argc) hostrouted = argv[++i];
-        else if (a == "--keep-logs") keep = true;
-        else {
-            std::cerr << kUsage;
-            return twinrail::exitcode::kUsage;
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+            std::cout << kUsage;
+            return exitcode::kOk;
         }
-    }
-    if (geteuid() != 0) {
-        std::cerr << "twinrail-lab: needs root (network namespaces, FRR)\n";
-        return twinrail::exitcode::kUsage;
-    }
     try {
-        Demo demo(hostrouted, keep);
-        return demo.run();
+        return run(parse(argc, argv));
+    } catch (const UsageError& e) {
+        std::cerr << "twinrail-lab: " << e.message << "\n" << kUsage;
+        return exitcode::kUsage;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "twinrail-lab: " << e.what() << "\n";
+        return exitcode::kDataErr;
     } catch (const std::exception& e) {
         std::cerr << "twinrail-lab: " << e.what() << "\n";
-        return twinrail::exitcode::kSoftware;
+        return exitcode::kSoftware;
     }
 }

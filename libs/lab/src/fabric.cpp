@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace twinrail::lab {
 namespace {
 constexpr const char* kFrrBin = "/usr/lib/frr";
@@ -34,8 +36,10 @@ void Fabric::addNode(const std::string& node) {
 
 void Fabric::link(const std::string& a, const std::string& ifA, const std::string& b,
                   const std::string& ifB) {
-    const std::string tmpA = prefix_ + "v" + std::to_string(vethCounter_) + "a";
-    const std::string tmpB = prefix_ + "v" + std::to_string(vethCounter_++) + "b";
+    // Temporary names in the root namespace, at most 15 characters, unique per process.
+    const std::string tmp = "t" + std::to_string(getpid()) + "-" + std::to_string(vethCounter_++);
+    const std::string tmpA = tmp + "a";
+    const std::string tmpB = tmp + "b";
     shOk("ip link add " + tmpA + " type veth peer name " + tmpB);
     shOk("ip link set " + tmpA + " netns " + ns(a) + " && ip link set " + tmpB + " netns " + ns(b));
     execOk(a, "ip link set " + tmpA + " name " + ifA + " && ip link set " + ifA + " up");
@@ -105,6 +109,11 @@ void Fabric::teardown() {
         sh("ip netns del " + ns(node));
     }
     nodes_.clear();
+}
+
+void Fabric::detach() {
+    nodes_.clear();
+    frrNodes_.clear();
 }
 
 std::string leafOrSpineFrrConfig(const std::string& hostname, int asn, const std::string& routerId,

@@ -34,6 +34,10 @@ class Fabric {
     std::string frrDir(const std::string& node) const;  // /var/run/frr/<ns>
 
     void teardown();
+    // Forgets every namespace and FRR instance without removing them: they outlive this
+    // object (a lab that `twinrail-lab down` removes later).
+    void detach();
+    const std::vector<std::string>& nodes() const { return nodes_; }
 
   private:
     void stopFrr(const std::string& node);

@@ -1,0 +1,88 @@
+// A plan rehearsed in network namespaces: every switch of the plan is a namespace with
+// real FRR (its generated frr.conf), its own Redis, pathqd and, on leaves, hostrouted (its
+// generated config_db.json); every server NIC is a namespace with one port per plane.
+//
+// A lab outlives the command that started it (`twinrail-lab up`, then `status`, then
+// `down`): its processes run detached inside its namespaces, and everything it owns is
+// found again from its name alone:
+//   namespaces    trl-<name>-<node>
+//   state         /run/twinrail-lab/<name>/ (plan.json, per-node configs, sockets, logs)
+//   FRR           /var/run/frr/trl-<name>-<node>, /etc/frr/trl-<name>-<node>
+// so `down` (and `up`, before it builds) removes all of it even after a crash.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "twinrail/plan/plan.h"
+
+namespace twinrail::lab {
+
+struct LabBinaries {
+    std::string hostrouted = "hostrouted";
+    std::string pathqd = "pathqd";
+    std::string self;  // this tool, re-run inside a namespace to announce a NIC
+};
+
+// The scaled-down plan the lab builds by default: 2 servers x 2 GPUs (2 rails), a 400G
+// NIC as 2x200G, 2 planes of 2 leaves and 2 spines each, servers routing over both planes.
+plan::Request defaultLabRequest();
+
+class PlanLab {
+  public:
+    // `name`: 1-6 of [a-z0-9]; it keeps interface and namespace names short and unique.
+    PlanLab(std::string name, plan::Plan plan, LabBinaries bins);
+
+    static bool validName(const std::string& name);
+    static std::string stateDir(const std::string& name);
+    static std::string nsPrefix(const std::string& name);
+    // Everything a lab of this name left: processes, namespaces, FRR and state files.
+    // Returns what it removed, one line each.
+    static std::vector<std::string> down(const std::string& name);
+    // Reads the plan a running lab was built from.
+    static plan::Plan loadPlan(const std::string& name);
+
+    // Removes leftovers, builds, starts every daemon and waits until every NIC reaches
+    // every other NIC through both planes. On failure everything is removed again.
+    void up();
+
+    const plan::Plan& plan() const { return plan_; }
+    std::string ns(const std::string& node) const { return prefix_ + node; }
+    static std::string nicNode(const plan::Server& s, const plan::Nic& n) { return s.name + "-" + n.name; }
+
+  private:
+    void buildNamespaces();
+    void addressSwitches();
+    void addressNics();
+    void startSwitch(const plan::Switch& sw);
+    void startRedis(const std::string& node);
+    void startDaemon(const std::string& node, const std::string& bin, const std::string& what);
+    bool converged() const;
+
+    std::string name_;
+    std::string prefix_;
+    std::string dir_;
+    plan::Plan plan_;
+    LabBinaries bins_;
+};
+
+// Shell command run inside a lab node's namespace; returns its output (and rc).
+struct NodeResult {
+    int rc = -1;
+    std::string out;
+};
+NodeResult inNode(const std::string& labName, const std::string& node, const std::string& command);
+
+// `<node>` or `<node>:<port>`: a whole switch (every port down, as a dead switch looks to
+// its neighbours) or one port, on a switch or a server NIC. restore brings it back and
+// has the NICs on it announce themselves again, as a NIC does when its link comes up.
+void failNode(const std::string& labName, const std::string& target);
+void restoreNode(const std::string& labName, const LabBinaries& bins, const std::string& target);
+
+// Sends the NIC's "dual-send ARP": an ARP request for the gateway from the NIC's address,
+// out of one port. Runs inside the NIC's namespace (twinrail-lab announce ...).
+bool sendArpAnnounce(const std::string& ifname, const std::string& source,
+                     const std::string& target, std::string& error);
+
+}  // namespace twinrail::lab

@@ -1,0 +1,79 @@
+// The NIC's "dual-send ARP": one ARP request for the gateway, from the NIC's own address,
+// out of one port. The leaf that receives it learns the NIC as a neighbor, which
+// hostrouted turns into a host route.
+#include <arpa/inet.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "twinrail/lab/plan_lab.h"
+
+namespace twinrail::lab {
+namespace {
+
+#pragma pack(push, 1)
+struct ArpPacket {
+    uint16_t htype;
+    uint16_t ptype;
+    uint8_t hlen;
+    uint8_t plen;
+    uint16_t oper;
+    std::array<uint8_t, 6> sha;
+    uint32_t spa;
+    std::array<uint8_t, 6> tha;
+    uint32_t tpa;
+};
+#pragma pack(pop)
+
+}  // namespace
+
+bool sendArpAnnounce(const std::string& ifname, const std::string& source, const std::string& target,
+                     std::string& error) {
+    ArpPacket pkt{};
+    if (inet_pton(AF_INET, source.c_str(), &pkt.spa) != 1 ||
+        inet_pton(AF_INET, target.c_str(), &pkt.tpa) != 1) {
+        error = "not IPv4 addresses: " + source + ", " + target;
+        return false;
+    }
+    int fd = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ARP));
+    if (fd < 0) {
+        error = std::string("packet socket: ") + std::strerror(errno);
+        return false;
+    }
+    ifreq ifr{};
+    std::strncpy(ifr.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
+    bool ok = ioctl(fd, SIOCGIFHWADDR, &ifr) == 0;
+    int ifindex = static_cast<int>(if_nametoindex(ifname.c_str()));
+    if (!ok || ifindex == 0) {
+        error = "no interface " + ifname;
+        close(fd);
+        return false;
+    }
+    pkt.htype = htons(ARPHRD_ETHER);
+    pkt.ptype = htons(ETH_P_IP);
+    pkt.hlen = 6;
+    pkt.plen = 4;
+    pkt.oper = htons(ARPOP_REQUEST);
+    std::memcpy(pkt.sha.data(), ifr.ifr_hwaddr.sa_data, 6);
+    sockaddr_ll to{};
+    to.sll_family = AF_PACKET;
+    to.sll_protocol = htons(ETH_P_ARP);
+    to.sll_ifindex = ifindex;
+    to.sll_halen = 6;
+    std::memset(to.sll_addr, 0xff, 6);
+    ok = sendto(fd, &pkt, sizeof pkt, 0, reinterpret_cast<sockaddr*>(&to), sizeof to) ==
+         static_cast<ssize_t>(sizeof pkt);
+    if (!ok) error = std::string("send on ") + ifname + ": " + std::strerror(errno);
+    close(fd);
+    return ok;
+}
+
+}  // namespace twinrail::lab

@@ -1,0 +1,131 @@
+// What a lab's life needs after `up`: failing and restoring a switch or port, and `down`,
+// which finds everything of a lab from its name alone.
+#include <signal.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "twinrail/lab/plan_lab.h"
+#include "twinrail/lab/shell.h"
+
+namespace twinrail::lab {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::vector<std::string> labNamespaces(const std::string& name) {
+    std::vector<std::string> out;
+    std::istringstream in(sh("ip netns list").out);
+    std::string line;
+    const std::string prefix = PlanLab::nsPrefix(name);
+    while (std::getline(in, line)) {
+        std::string ns = line.substr(0, line.find(' '));
+        if (ns.rfind(prefix, 0) == 0) out.push_back(ns);
+    }
+    return out;
+}
+
+std::vector<pid_t> pidsIn(const std::string& ns) {
+    std::vector<pid_t> out;
+    std::istringstream in(sh("ip netns pids " + ns).out);
+    for (pid_t p; in >> p;) out.push_back(p);
+    return out;
+}
+
+bool alive(pid_t pid) { return kill(pid, 0) == 0; }
+
+std::pair<std::string, std::string> splitTarget(const std::string& target) {
+    auto colon = target.find(':');
+    if (colon == std::string::npos) return {target, ""};
+    return {target.substr(0, colon), target.substr(colon + 1)};
+}
+
+bool isPortName(const std::string& s) {
+    return !s.empty() && s.size() <= 15 && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
+}
+
+// Every interface of a node but lo.
+std::vector<std::string> portsOf(const std::string& lab, const std::string& node) {
+    std::vector<std::string> out;
+    std::istringstream in(inNode(lab, node, "ls /sys/class/net").out);
+    for (std::string n; in >> n;)
+        if (n != "lo") out.push_back(n);
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> PlanLab::down(const std::string& name) {
+    std::vector<std::string> done;
+    auto namespaces = labNamespaces(name);
+    std::vector<pid_t> pids;
+    for (const auto& ns : namespaces)
+        for (pid_t p : pidsIn(ns)) pids.push_back(p);
+    // SIGTERM first: FRR and the daemons end cleanly; whatever is left gets SIGKILL.
+    for (pid_t p : pids) kill(p, SIGTERM);
+    waitUntil([&pids] {
+        for (pid_t p : pids)
+            if (alive(p)) return false;
+        return true;
+    }, 5s, 100ms);
+    for (pid_t p : pids)
+        if (alive(p)) kill(p, SIGKILL);
+    if (!pids.empty()) done.push_back("stopped " + std::to_string(pids.size()) + " processes");
+    for (const auto& ns : namespaces) sh("ip netns del " + ns);
+    if (!namespaces.empty()) done.push_back("removed " + std::to_string(namespaces.size()) + " namespaces");
+    size_t dirs = 0;
+    for (const char* root : {"/var/run/frr", "/etc/frr"}) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(root, ec))
+            if (e.path().filename().string().rfind(nsPrefix(name), 0) == 0) dirs += fs::remove_all(e.path(), ec) > 0;
+    }
+    if (dirs > 0) done.push_back("removed " + std::to_string(dirs) + " FRR directories");
+    std::error_code ec;
+    if (fs::remove_all(stateDir(name), ec) > 0) done.push_back("removed " + stateDir(name));
+    return done;
+}
+
+void failNode(const std::string& lab, const std::string& target) {
+    auto [node, port] = splitTarget(target);
+    if (!isPortName(node) || (!port.empty() && !isPortName(port)))
+        throw std::invalid_argument("\"" + target + "\" is not <node> or <node>:<port>");
+    std::vector<std::string> ports = port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
+    if (ports.empty()) throw std::runtime_error("no node " + node + " in lab " + lab);
+    std::string cmd = "true";
+    for (const auto& p : ports) cmd += " && ip link set " + p + " down";
+    auto r = inNode(lab, node, cmd);
+    if (r.rc != 0) throw std::runtime_error("cannot fail " + target + ": " + r.out);
+}
+
+void restoreNode(const std::string& lab, const LabBinaries& bins, const std::string& target) {
+    auto [node, port] = splitTarget(target);
+    if (!isPortName(node) || (!port.empty() && !isPortName(port)))
+        throw std::invalid_argument("\"" + target + "\" is not <node> or <node>:<port>");
+    std::vector<std::string> ports = port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
+    std::string cmd = "true";
+    for (const auto& p : ports) cmd += " && ip link set " + p + " up";
+    auto r = inNode(lab, node, cmd);
+    if (r.rc != 0) throw std::runtime_error("cannot restore " + target + ": " + r.out);
+    // Each NIC on a restored link announces itself on it, as a NIC does on link up.
+    plan::Plan p = PlanLab::loadPlan(lab);
+    std::set<std::string> onPorts(ports.begin(), ports.end());
+    for (const auto& srv : p.servers)
+        for (const auto& nic : srv.nics) {
+            const plan::RailSubnet* rs = p.subnetFor(srv.group, nic.rail);
+            if (rs == nullptr) continue;
+            for (const auto& np : nic.ports) {
+                bool hit = PlanLab::nicNode(srv, nic) == node ? onPorts.count(np.name) > 0
+                                                               : np.leaf == node && onPorts.count(np.leafPort) > 0;
+                if (!hit) continue;
+                auto a = inNode(lab, PlanLab::nicNode(srv, nic),
+                                bins.self + " announce " + np.name + " " + nic.address + " " + rs->gateway);
+                if (a.rc != 0) throw std::runtime_error("announce failed: " + a.out);
+            }
+        }
+}
+
+}  // namespace twinrail::lab

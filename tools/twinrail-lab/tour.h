@@ -1,0 +1,14 @@
+// The README demo: a short tour of a running lab (host routes per plane, WCMP weights,
+// STATE_DB, a leaf failure and a NIC port failure under traffic).
+#pragma once
+
+#include <string>
+
+#include "twinrail/lab/plan_lab.h"
+
+namespace twinrail::labtool {
+
+// Returns false when something the tour shows did not happen.
+bool runTour(const std::string& lab, const lab::LabBinaries& bins);
+
+}  // namespace twinrail::labtool
