@@ -55,8 +55,8 @@ std::string pingAllPlanes(const std::string& name, const twinrail::plan::Plan& p
         for (const auto& b : p.servers)
             for (const auto& bn : b.nics)
                 if (bn.address != self)
-                    cmd += "; ping -c1 -W2 -I " + from + " " + bn.address + " >/dev/null 2>&1 || echo " +
-                           node + "-" + bn.address;
+                    cmd += "; ping -c1 -W2 -I " + from + " " + bn.address +
+                           " >/dev/null 2>&1 || echo " + node + "-" + bn.address;
         failures += lab::inNode(name, node, cmd).out;
     };
     for (const auto& a : p.servers)
@@ -97,21 +97,24 @@ TEST_F(LabSmoke, UpReachFailALeafRestoreDown) {
     EXPECT_EQ(pingAllPlanes(name_, l.plan()), "") << "unreachable out of these ports";
 
     // p1-leaf1 carries rail 1 of plane 1: srv1-nic1 and srv2-nic1 hang off it.
-    const std::vector<lab::FlowPair> pairs{{"srv1-nic2", "srv1-nic1"}, {"srv1-nic1", "srv1-nic2"},
-                                           {"srv2-nic1", "srv1-nic1"}};
-    auto reports = lab::measureDuring(name_, binaries(), pairs, [this] { lab::failNode(name_, "p1-leaf1"); }, 6);
+    const std::vector<lab::FlowPair> pairs{
+        {"srv1-nic2", "srv1-nic1"}, {"srv1-nic1", "srv1-nic2"}, {"srv2-nic1", "srv1-nic1"}};
+    auto reports = lab::measureDuring(
+        name_, binaries(), pairs, [this] { lab::failNode(name_, "p1-leaf1"); }, 6);
     std::cout << lab::describeMeasurement(reports);
     for (const auto& r : reports) {
         ASSERT_FALSE(r.contains("error")) << r.dump();
         EXPECT_EQ(r["flows"], 16u) << r["pair"];
-        EXPECT_EQ(r["flows_not_recovered"], 0) << r["pair"] << ": a flow stayed on the failed plane";
+        EXPECT_EQ(r["flows_not_recovered"], 0)
+            << r["pair"] << ": a flow stayed on the failed plane";
     }
     // The failed plane is gone for rail 1; plane 2 still reaches everyone.
     status = lab::labStatus(name_);
     for (const auto& n : status["nics"]) EXPECT_EQ(n["peers_unreachable"], 0) << n.dump();
 
     lab::restoreNode(name_, binaries(), "p1-leaf1");
-    EXPECT_TRUE(lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 60s, 1s))
+    EXPECT_TRUE(
+        lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 60s, 1s))
         << lab::labStatus(name_).dump(2);
     EXPECT_EQ(pingAllPlanes(name_, l.plan()), "") << "after the leaf came back";
 

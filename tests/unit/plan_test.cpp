@@ -150,7 +150,8 @@ TEST(Planner, EveryCableIsUsedOnceAndLinksAreEven) {
                     EXPECT_EQ(peer->plane, sw.plane) << "planes never meet";
                 }
             }
-        EXPECT_EQ(pairLinks.size(), static_cast<size_t>(p.sizing.leavesTotal() * p.sizing.spinesPerPlane));
+        EXPECT_EQ(pairLinks.size(),
+                  static_cast<size_t>(p.sizing.leavesTotal() * p.sizing.spinesPerPlane));
         for (const auto& [pair, links] : pairLinks) EXPECT_EQ(links, row.links);
         size_t nicPorts = 0;
         for (const auto& srv : p.servers)

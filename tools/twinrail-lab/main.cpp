@@ -7,11 +7,11 @@
 #include <fstream>
 #include <iostream>
 
-#include "twinrail/lab/measure.h"
 #include "tour.h"
 #include "twinrail/common/sysexits.h"
 #include "twinrail/lab/flow_probe.h"
 #include "twinrail/lab/lab_status.h"
+#include "twinrail/lab/measure.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/outputs.h"
 
@@ -83,17 +83,29 @@ Options parse(int argc, char** argv) {
             if (i + 1 >= argc) throw UsageError{a + " needs a value"};
             return std::string(argv[++i]);
         };
-        if (a == "--name") o.name = value();
-        else if (a == "--plan") o.planFile = value();
-        else if (a == "--hostrouted") o.bins.hostrouted = value();
-        else if (a == "--pathqd") o.bins.pathqd = value();
-        else if (a == "--from") o.from = value();
-        else if (a == "--to") o.to = value();
-        else if (a == "--fail") o.failTarget = value();
-        else if (a == "--seconds") o.seconds = std::stoi(value());
-        else if (a == "--json") o.json = true;
-        else if (a.rfind("--", 0) == 0) throw UsageError{"unknown option " + a};
-        else o.args.push_back(a);
+        if (a == "--name") {
+            o.name = value();
+        } else if (a == "--plan") {
+            o.planFile = value();
+        } else if (a == "--hostrouted") {
+            o.bins.hostrouted = value();
+        } else if (a == "--pathqd") {
+            o.bins.pathqd = value();
+        } else if (a == "--from") {
+            o.from = value();
+        } else if (a == "--to") {
+            o.to = value();
+        } else if (a == "--fail") {
+            o.failTarget = value();
+        } else if (a == "--seconds") {
+            o.seconds = std::stoi(value());
+        } else if (a == "--json") {
+            o.json = true;
+        } else if (a.rfind("--", 0) == 0) {
+            throw UsageError{"unknown option " + a};
+        } else {
+            o.args.push_back(a);
+        }
     }
     if (!lab::PlanLab::validName(o.name)) throw UsageError{"--name: use 1-6 of a-z and 0-9"};
     return o;
@@ -120,7 +132,8 @@ int up(const Options& o) {
     std::cout << "building lab \"" << o.name << "\" ...\n" << std::flush;
     l.up();
     auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "lab \"" << o.name << "\" is up: every NIC reaches every other NIC through both planes ("
+    std::cout << "lab \"" << o.name
+              << "\" is up: every NIC reaches every other NIC through both planes ("
               << static_cast<int>(s) << " s). `twinrail-lab status`, `twinrail-lab down`.\n";
     return exitcode::kOk;
 }
@@ -141,8 +154,8 @@ int down(const Options& o) {
 int measure(const Options& o) {
     if (o.failTarget.empty()) throw UsageError{"measure needs --fail NODE[:PORT]"};
     std::vector<lab::FlowPair> pairs{{o.from, o.to}, {o.to, o.from}};
-    auto r = lab::measureDuring(o.name, o.bins, pairs,
-                                              [&o] { lab::failNode(o.name, o.failTarget); }, o.seconds);
+    auto r = lab::measureDuring(
+        o.name, o.bins, pairs, [&o] { lab::failNode(o.name, o.failTarget); }, o.seconds);
     std::cout << (o.json ? r.dump(2) + "\n" : lab::describeMeasurement(r));
     for (const auto& x : r)
         if (x.contains("error") || x["flows_not_recovered"] != 0) return exitcode::kUnavailable;
@@ -174,13 +187,15 @@ int hidden(const std::vector<std::string>& a, const std::string& cmd) {
         return exitcode::kOsErr;
     }
     if (cmd == "flow-send" && a.size() == 5) {
-        std::cout << lab::runFlowSender(a[0], static_cast<uint16_t>(std::stoi(a[1])), std::stoi(a[2]),
-                                        microseconds(std::stoi(a[3])), milliseconds(std::stoi(a[4])))
+        std::cout << lab::runFlowSender(a[0], static_cast<uint16_t>(std::stoi(a[1])),
+                                        std::stoi(a[2]), microseconds(std::stoi(a[3])),
+                                        milliseconds(std::stoi(a[4])))
                   << std::endl;
         return exitcode::kOk;
     }
     if (cmd == "flow-recv" && a.size() == 3) {
-        std::cout << lab::runFlowReceiver(static_cast<uint16_t>(std::stoi(a[0])), microseconds(std::stoi(a[1])),
+        std::cout << lab::runFlowReceiver(static_cast<uint16_t>(std::stoi(a[0])),
+                                          microseconds(std::stoi(a[1])),
                                           milliseconds(std::stoi(a[2])))
                   << std::endl;
         return exitcode::kOk;
@@ -201,8 +216,11 @@ int run(const Options& o) {
     if (c == "demo") return demo(o);
     if (c == "measure") return measure(o);
     if ((c == "fail" || c == "restore") && o.args.size() == 1) {
-        if (c == "fail") lab::failNode(o.name, o.args[0]);
-        else lab::restoreNode(o.name, o.bins, o.args[0]);
+        if (c == "fail") {
+            lab::failNode(o.name, o.args[0]);
+        } else {
+            lab::restoreNode(o.name, o.bins, o.args[0]);
+        }
         std::cout << c << " " << o.args[0] << ": done\n";
         return exitcode::kOk;
     }
@@ -212,11 +230,12 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i)
+    for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
             std::cout << kUsage;
             return exitcode::kOk;
         }
+    }
     try {
         return run(parse(argc, argv));
     } catch (const UsageError& e) {

@@ -3,9 +3,9 @@
 #include <iostream>
 #include <thread>
 
-#include "twinrail/lab/measure.h"
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/lab_status.h"
+#include "twinrail/lab/measure.h"
 #include "twinrail/lab/shell.h"
 
 namespace twinrail::labtool {
@@ -13,7 +13,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-void step(const std::string& title) { std::cout << "\n\033[1m== " << title << "\033[0m\n"; }
+void step(const std::string& title) {
+    std::cout << "\n\033[1m== " << title << "\033[0m\n";
+}
 
 std::string run(const std::string& lab, const std::string& node, const std::string& cmd) {
     std::string out = lab::inNode(lab, node, cmd).out;
@@ -30,18 +32,22 @@ std::string stateDb(const std::string& lab, const std::string& node, const std::
 }
 
 // Kernel weights on `node` for `prefix`, by port.
-std::map<std::string, int> weights(const std::string& lab, const std::string& node, const std::string& prefix) {
+std::map<std::string, int> weights(const std::string& lab, const std::string& node,
+                                   const std::string& prefix) {
     return lab::parseRouteWeights(lab::inNode(lab, node, "ip route show " + prefix).out);
 }
 
-bool failureUnderTraffic(const std::string& lab, const lab::LabBinaries& bins, const std::string& target,
-                         const std::vector<lab::FlowPair>& pairs) {
-    std::cout << "16 UDP flows per pair (ECMP spreads them over both planes), a packet every 2 ms;\n"
-              << target << " fails 2 s in:\n";
-    auto failed = lab::measureDuring(lab, bins, pairs, [&lab, &target] { lab::failNode(lab, target); }, 6);
+bool failureUnderTraffic(const std::string& lab, const lab::LabBinaries& bins,
+                         const std::string& target, const std::vector<lab::FlowPair>& pairs) {
+    std::cout
+        << "16 UDP flows per pair (ECMP spreads them over both planes), a packet every 2 ms;\n"
+        << target << " fails 2 s in:\n";
+    auto failed = lab::measureDuring(
+        lab, bins, pairs, [&lab, &target] { lab::failNode(lab, target); }, 6);
     std::cout << lab::describeMeasurement(failed);
     std::cout << "restoring " << target << " under the same traffic:\n";
-    auto restored = lab::measureDuring(lab, bins, pairs, [&lab, &bins, &target] { lab::restoreNode(lab, bins, target); }, 6);
+    auto restored = lab::measureDuring(
+        lab, bins, pairs, [&lab, &bins, &target] { lab::restoreNode(lab, bins, target); }, 6);
     std::cout << lab::describeMeasurement(restored);
     bool ok = true;
     for (const auto* set : {&failed, &restored})
@@ -58,7 +64,9 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins) {
     std::cout << lab::statusTable(status);
     ok = ok && status["healthy"].get<bool>();
 
-    step("Host routes: srv1-nic1 (10.128.0.2) announced itself on both ports; each plane's leaf made it a /32");
+    step(
+        "Host routes: srv1-nic1 (10.128.0.2) announced itself on both ports; each plane's leaf "
+        "made it a /32");
     run(lab, "p1-leaf1", "ip neigh show dev swp1; ip route show table 10");
     run(lab, "p2-leaf1", "ip route show table 10");
     step("Each plane carries it to the other rail's leaf, over both of that plane's spines");
@@ -67,20 +75,28 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins) {
     step("srv1-nic2 routes to it over both planes (port1 = plane 1, port2 = plane 2)");
     run(lab, "srv1-nic2", "ip route show 10.128.0.2; ping -c2 -i0.2 -q 10.128.0.2 | tail -2");
 
-    step("WCMP: p1-leaf2's weights toward p1-leaf1's hosts, then p1-spine1's port to p1-leaf1 drops to a quarter of its speed");
+    step(
+        "WCMP: p1-leaf2's weights toward p1-leaf1's hosts, then p1-spine1's port to p1-leaf1 drops "
+        "to a quarter of its speed");
     std::cout << "before: " << lab::inNode(lab, "p1-leaf2", "ip route show 10.128.0.2").out;
-    lab::inNode(lab, "p1-spine1", "tc qdisc replace dev swp1 root tbf rate 2500mbit burst 1mb latency 1ms");
+    lab::inNode(lab, "p1-spine1",
+                "tc qdisc replace dev swp1 root tbf rate 2500mbit burst 1mb latency 1ms");
     auto t0 = std::chrono::steady_clock::now();
     // A quarter of the capacity gives p1-spine1 about a fifth of the traffic (level 8 of 32
     // against about 29): wait for its share to fall under a third.
-    bool moved = lab::waitUntil([&lab] {
-        auto w = weights(lab, "p1-leaf2", "10.128.0.2");
-        return w.size() == 2 && w["swp3"] * 3 < w["swp3"] + w["swp4"];
-    }, 30s, 250ms);
-    auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
-    std::cout << "after " << took.count() << " ms: " << lab::inNode(lab, "p1-leaf2", "ip route show 10.128.0.2").out;
-    std::cout << (moved ? "p1-leaf2 now sends under a third of that traffic through p1-spine1 (swp3)\n"
-                        : "WEIGHTS DID NOT MOVE (unexpected)\n");
+    bool moved = lab::waitUntil(
+        [&lab] {
+            auto w = weights(lab, "p1-leaf2", "10.128.0.2");
+            return w.size() == 2 && w["swp3"] * 3 < w["swp3"] + w["swp4"];
+        },
+        30s, 250ms);
+    auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - t0);
+    std::cout << "after " << took.count()
+              << " ms: " << lab::inNode(lab, "p1-leaf2", "ip route show 10.128.0.2").out;
+    std::cout
+        << (moved ? "p1-leaf2 now sends under a third of that traffic through p1-spine1 (swp3)\n"
+                  : "WEIGHTS DID NOT MOVE (unexpected)\n");
     ok = ok && moved;
     lab::inNode(lab, "p1-spine1", "tc qdisc del dev swp1 root");
 
@@ -89,8 +105,8 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins) {
     stateDb(lab, "p1-spine1", "--no-raw HGETALL 'PATH_QUALITY_TABLE|swp1'");
     stateDb(lab, "p1-leaf2", "KEYS 'PATH_WEIGHT_TABLE|*'");
 
-    const std::vector<lab::FlowPair> pairs{{"srv1-nic2", "srv1-nic1"}, {"srv1-nic1", "srv1-nic2"},
-                                      {"srv2-nic1", "srv1-nic1"}};
+    const std::vector<lab::FlowPair> pairs{
+        {"srv1-nic2", "srv1-nic1"}, {"srv1-nic1", "srv1-nic2"}, {"srv2-nic1", "srv1-nic1"}};
     step("A leaf fails: p1-leaf1 (plane 1, rail 1) loses every link");
     ok = failureUnderTraffic(lab, bins, "p1-leaf1", pairs) && ok;
     step("A NIC port fails: srv1-nic1's plane-1 port goes down");

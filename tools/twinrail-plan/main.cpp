@@ -85,41 +85,65 @@ Args parse(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         std::string f = argv[i];
         auto& r = a.request;
-        if (f == "--gpus") r.gpus = toInt(f, value(i));
-        else if (f == "--gpus-per-server") r.gpusPerServer = toInt(f, value(i));
-        else if (f == "--model") r.leafModel = catalogModel(value(i));
-        else if (f == "--spine-model") r.spineModel = catalogModel(value(i));
-        else if (f == "--radix") a.radix = toInt(f, value(i));
-        else if (f == "--port-speed") a.portSpeed = toInt(f, value(i));
-        else if (f == "--breakouts") {
+        if (f == "--gpus") {
+            r.gpus = toInt(f, value(i));
+        } else if (f == "--gpus-per-server") {
+            r.gpusPerServer = toInt(f, value(i));
+        } else if (f == "--model") {
+            r.leafModel = catalogModel(value(i));
+        } else if (f == "--spine-model") {
+            r.spineModel = catalogModel(value(i));
+        } else if (f == "--radix") {
+            a.radix = toInt(f, value(i));
+        } else if (f == "--port-speed") {
+            a.portSpeed = toInt(f, value(i));
+        } else if (f == "--breakouts") {
             a.breakouts.clear();
             std::stringstream in(value(i));
-            for (std::string part; std::getline(in, part, ',');) a.breakouts.push_back(toInt(f, part));
-        } else if (f == "--nic-speed") r.nicSpeedGbps = toInt(f, value(i));
-        else if (f == "--nic-ports") r.nicPorts = toInt(f, value(i));
-        else if (f == "--planes") r.planes = toInt(f, value(i));
-        else if (f == "--oversubscription") r.oversubscription = toInt(f, value(i));
-        else if (f == "--uplink-speed") r.uplinkSpeedGbps = toInt(f, value(i));
-        else if (f == "--spines-per-plane") r.spinesPerPlane = toInt(f, value(i));
-        else if (f == "--host-bgp") r.hostBgp = true;
-        else if (f == "--out") a.out = value(i);
-        else if (f == "--from") a.from = value(i);
-        else if (f == "--json") a.json = true;
-        else if (f == "--tables") a.tables = true;
-        else if (f == "--models") a.models = true;
-        else throw UsageError{"unknown option " + f};
+            for (std::string part; std::getline(in, part, ',');)
+                a.breakouts.push_back(toInt(f, part));
+        } else if (f == "--nic-speed") {
+            r.nicSpeedGbps = toInt(f, value(i));
+        } else if (f == "--nic-ports") {
+            r.nicPorts = toInt(f, value(i));
+        } else if (f == "--planes") {
+            r.planes = toInt(f, value(i));
+        } else if (f == "--oversubscription") {
+            r.oversubscription = toInt(f, value(i));
+        } else if (f == "--uplink-speed") {
+            r.uplinkSpeedGbps = toInt(f, value(i));
+        } else if (f == "--spines-per-plane") {
+            r.spinesPerPlane = toInt(f, value(i));
+        } else if (f == "--host-bgp") {
+            r.hostBgp = true;
+        } else if (f == "--out") {
+            a.out = value(i);
+        } else if (f == "--from") {
+            a.from = value(i);
+        } else if (f == "--json") {
+            a.json = true;
+        } else if (f == "--tables") {
+            a.tables = true;
+        } else if (f == "--models") {
+            a.models = true;
+        } else {
+            throw UsageError{"unknown option " + f};
+        }
     }
     if (a.radix > 0 || a.portSpeed > 0) {
-        if (!a.request.leafModel.name.empty()) throw UsageError{"--model and --radix exclude each other"};
-        a.request.leafModel = {"generic-" + std::to_string(a.radix) + "x" + std::to_string(a.portSpeed) + "G",
-                               a.radix, a.portSpeed, a.breakouts};
+        if (!a.request.leafModel.name.empty())
+            throw UsageError{"--model and --radix exclude each other"};
+        a.request.leafModel = {
+            "generic-" + std::to_string(a.radix) + "x" + std::to_string(a.portSpeed) + "G", a.radix,
+            a.portSpeed, a.breakouts};
     }
     return a;
 }
 
 void printTables() {
     for (const auto& model : plan::switchCatalog()) {
-        std::cout << model.name << " (" << model.ports << "x" << model.portSpeedGbps << "G), 2 planes\n"
+        std::cout << model.name << " (" << model.ports << "x" << model.portSpeedGbps
+                  << "G), 2 planes\n"
                   << "GPUs/servers  leaves  spines  400G links per leaf-spine pair\n";
         for (int gpus = 256; gpus <= 16384; gpus *= 2) {
             plan::Request r;
@@ -149,7 +173,8 @@ int writePlan(const plan::Plan& p, const fs::path& dir) {
     std::error_code ec;
     fs::create_directories(dir / "configs", ec);
     if (ec) {
-        std::cerr << "twinrail-plan: cannot create " << dir.string() << ": " << ec.message() << "\n";
+        std::cerr << "twinrail-plan: cannot create " << dir.string() << ": " << ec.message()
+                  << "\n";
         return exitcode::kCantCreate;
     }
     bool ok = writeFile(dir / "plan.json", plan::toJson(p).dump(1) + "\n") &&
@@ -162,8 +187,9 @@ int writePlan(const plan::Plan& p, const fs::path& dir) {
              writeFile(sd / "config_db.json", plan::configDb(p, sw).dump(2) + "\n");
     }
     if (!ok) return exitcode::kCantCreate;
-    std::cout << plan::sizingReport(p) << "wrote " << (dir / "plan.json").string() << ", cabling.csv/json and "
-              << p.switches.size() << " switch configs under " << (dir / "configs").string() << "\n";
+    std::cout << plan::sizingReport(p) << "wrote " << (dir / "plan.json").string()
+              << ", cabling.csv/json and " << p.switches.size() << " switch configs under "
+              << (dir / "configs").string() << "\n";
     return exitcode::kOk;
 }
 
@@ -199,23 +225,30 @@ int run(const Args& a) {
     }
     const auto& p = std::get<plan::Plan>(built);
     if (!a.out.empty()) return writePlan(p, a.out);
-    if (a.json) std::cout << plan::toJson(p)["sizing"].dump(2) << "\n";
-    else std::cout << plan::sizingReport(p);
+    if (a.json) {
+        std::cout << plan::toJson(p)["sizing"].dump(2) << "\n";
+    } else {
+        std::cout << plan::sizingReport(p);
+    }
     return exitcode::kOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i)
+    for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
             std::cout << kUsage;
             return exitcode::kOk;
         }
+    }
     try {
         return run(parse(argc, argv));
     } catch (const UsageError& e) {
         std::cerr << "twinrail-plan: " << e.message << "\n" << kUsage;
         return exitcode::kUsage;
+    } catch (const std::exception& e) {
+        std::cerr << "twinrail-plan: " << e.what() << "\n";
+        return exitcode::kSoftware;
     }
 }

@@ -35,8 +35,8 @@ struct ArpPacket {
 
 }  // namespace
 
-bool sendArpAnnounce(const std::string& ifname, const std::string& source, const std::string& target,
-                     std::string& error) {
+bool sendArpAnnounce(const std::string& ifname, const std::string& source,
+                     const std::string& target, std::string& error) {
     ArpPacket pkt{};
     if (inet_pton(AF_INET, source.c_str(), &pkt.spa) != 1 ||
         inet_pton(AF_INET, target.c_str(), &pkt.tpa) != 1) {

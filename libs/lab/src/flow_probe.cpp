@@ -35,16 +35,20 @@ struct FlowSeen {
     double maxGapMs = 0;
 };
 
-double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+double ms(Clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
 
 }  // namespace
 
 nlohmann::json runFlowSender(const std::string& dst, uint16_t port, int flows,
-                             std::chrono::microseconds interval, std::chrono::milliseconds duration) {
+                             std::chrono::microseconds interval,
+                             std::chrono::milliseconds duration) {
     sockaddr_in to{};
     to.sin_family = AF_INET;
     to.sin_port = htons(port);
-    if (inet_pton(AF_INET, dst.c_str(), &to.sin_addr) != 1) return {{"error", "bad address " + dst}};
+    if (inet_pton(AF_INET, dst.c_str(), &to.sin_addr) != 1)
+        return {{"error", "bad address " + dst}};
     std::vector<int> socks;
     for (int f = 0; f < flows; ++f) {
         int fd = socket(AF_INET, SOCK_DGRAM, 0);  // its own ephemeral source port: its own hash
@@ -139,9 +143,12 @@ nlohmann::json runFlowReceiver(uint16_t port, std::chrono::microseconds interval
         maxGap = std::max(maxGap, gap);
         gaps.push_back(gap);
     }
-    return {{"flows", flows.size()},       {"received", received},
-            {"lost", lost},                {"max_gap_ms", maxGap},
-            {"flows_interrupted", interrupted}, {"flows_not_recovered", notRecovered},
+    return {{"flows", flows.size()},
+            {"received", received},
+            {"lost", lost},
+            {"max_gap_ms", maxGap},
+            {"flows_interrupted", interrupted},
+            {"flows_not_recovered", notRecovered},
             {"gaps_ms", gaps}};
 }
 

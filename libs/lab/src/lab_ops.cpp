@@ -36,7 +36,9 @@ std::vector<pid_t> pidsIn(const std::string& ns) {
     return out;
 }
 
-bool alive(pid_t pid) { return kill(pid, 0) == 0; }
+bool alive(pid_t pid) {
+    return kill(pid, 0) == 0;
+}
 
 std::pair<std::string, std::string> splitTarget(const std::string& target) {
     auto colon = target.find(':');
@@ -45,7 +47,8 @@ std::pair<std::string, std::string> splitTarget(const std::string& target) {
 }
 
 bool isPortName(const std::string& s) {
-    return !s.empty() && s.size() <= 15 && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
+    return !s.empty() && s.size() <= 15 &&
+           s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
 }
 
 // Every interface of a node but lo.
@@ -67,25 +70,31 @@ std::vector<std::string> PlanLab::down(const std::string& name) {
         for (pid_t p : pidsIn(ns)) pids.push_back(p);
     // SIGTERM first: FRR and the daemons end cleanly; whatever is left gets SIGKILL.
     for (pid_t p : pids) kill(p, SIGTERM);
-    waitUntil([&pids] {
-        for (pid_t p : pids)
-            if (alive(p)) return false;
-        return true;
-    }, 5s, 100ms);
+    waitUntil(
+        [&pids] {
+            for (pid_t p : pids)
+                if (alive(p)) return false;
+            return true;
+        },
+        5s, 100ms);
     for (pid_t p : pids)
         if (alive(p)) kill(p, SIGKILL);
     if (!pids.empty()) done.push_back("stopped " + std::to_string(pids.size()) + " processes");
     for (const auto& ns : namespaces) sh("ip netns del " + ns);
-    if (!namespaces.empty()) done.push_back("removed " + std::to_string(namespaces.size()) + " namespaces");
+    if (!namespaces.empty())
+        done.push_back("removed " + std::to_string(namespaces.size()) + " namespaces");
     size_t dirs = 0;
     for (const char* root : {"/var/run/frr", "/etc/frr"}) {
         std::error_code ec;
-        for (const auto& e : fs::directory_iterator(root, ec))
-            if (e.path().filename().string().rfind(nsPrefix(name), 0) == 0) dirs += fs::remove_all(e.path(), ec) > 0;
+        for (const auto& e : fs::directory_iterator(root, ec)) {
+            if (e.path().filename().string().rfind(nsPrefix(name), 0) == 0)
+                dirs += fs::remove_all(e.path(), ec) > 0;
+        }
     }
     if (dirs > 0) done.push_back("removed " + std::to_string(dirs) + " FRR directories");
     std::error_code ec;
     if (fs::remove_all(stateDir(name), ec) > 0) done.push_back("removed " + stateDir(name));
+    fs::remove(fs::path(stateDir(name)).parent_path(), ec);  // only if no other lab is there
     return done;
 }
 
@@ -93,7 +102,8 @@ void failNode(const std::string& lab, const std::string& target) {
     auto [node, port] = splitTarget(target);
     if (!isPortName(node) || (!port.empty() && !isPortName(port)))
         throw std::invalid_argument("\"" + target + "\" is not <node> or <node>:<port>");
-    std::vector<std::string> ports = port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
+    std::vector<std::string> ports =
+        port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
     if (ports.empty()) throw std::runtime_error("no node " + node + " in lab " + lab);
     std::string cmd = "true";
     for (const auto& p : ports) cmd += " && ip link set " + p + " down";
@@ -105,7 +115,8 @@ void restoreNode(const std::string& lab, const LabBinaries& bins, const std::str
     auto [node, port] = splitTarget(target);
     if (!isPortName(node) || (!port.empty() && !isPortName(port)))
         throw std::invalid_argument("\"" + target + "\" is not <node> or <node>:<port>");
-    std::vector<std::string> ports = port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
+    std::vector<std::string> ports =
+        port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
     std::string cmd = "true";
     for (const auto& p : ports) cmd += " && ip link set " + p + " up";
     auto r = inNode(lab, node, cmd);
@@ -113,19 +124,22 @@ void restoreNode(const std::string& lab, const LabBinaries& bins, const std::str
     // Each NIC on a restored link announces itself on it, as a NIC does on link up.
     plan::Plan p = PlanLab::loadPlan(lab);
     std::set<std::string> onPorts(ports.begin(), ports.end());
-    for (const auto& srv : p.servers)
+    for (const auto& srv : p.servers) {
         for (const auto& nic : srv.nics) {
             const plan::RailSubnet* rs = p.subnetFor(srv.group, nic.rail);
             if (rs == nullptr) continue;
             for (const auto& np : nic.ports) {
-                bool hit = PlanLab::nicNode(srv, nic) == node ? onPorts.count(np.name) > 0
-                                                               : np.leaf == node && onPorts.count(np.leafPort) > 0;
+                bool hit = PlanLab::nicNode(srv, nic) == node
+                               ? onPorts.count(np.name) > 0
+                               : np.leaf == node && onPorts.count(np.leafPort) > 0;
                 if (!hit) continue;
-                auto a = inNode(lab, PlanLab::nicNode(srv, nic),
-                                bins.self + " announce " + np.name + " " + nic.address + " " + rs->gateway);
+                auto a = inNode(
+                    lab, PlanLab::nicNode(srv, nic),
+                    bins.self + " announce " + np.name + " " + nic.address + " " + rs->gateway);
                 if (a.rc != 0) throw std::runtime_error("announce failed: " + a.out);
             }
         }
+    }
 }
 
 }  // namespace twinrail::lab

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "route_text.h"
-#include "twinrail/lab/lab_status.h"
 #include "twinrail/common/table.h"
+#include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/shell.h"
 
 namespace twinrail::lab {
@@ -29,11 +29,12 @@ std::set<std::string> processesIn(const std::string& ns) {
 json bgpSessions(const std::string& ns) {
     auto j = json::parse(sh("vtysh -N " + ns + " -c 'show bgp summary json'").out, nullptr, false);
     int up = 0, all = 0;
-    if (!j.is_discarded() && j.contains("ipv4Unicast") && j["ipv4Unicast"].contains("peers"))
+    if (!j.is_discarded() && j.contains("ipv4Unicast") && j["ipv4Unicast"].contains("peers")) {
         for (const auto& [peer, v] : j["ipv4Unicast"]["peers"].items()) {
             ++all;
             up += v.value("state", "") == "Established";
         }
+    }
     return {{"established", up}, {"configured", all}};
 }
 
@@ -57,55 +58,71 @@ json labStatus(const std::string& name) {
             running[w] = procs.count(w) > 0;
             healthy = healthy && procs.count(w) > 0;
         }
-        json row{{"name", sw.name}, {"role", sw.spine ? "spine" : "leaf"}, {"plane", sw.plane},
-                 {"processes", running}, {"bgp", bgpSessions(ns)}};
+        json row{{"name", sw.name},
+                 {"role", sw.spine ? "spine" : "leaf"},
+                 {"plane", sw.plane},
+                 {"processes", running},
+                 {"bgp", bgpSessions(ns)}};
         healthy = healthy && row["bgp"]["established"] == row["bgp"]["configured"];
-        if (!sw.spine)
-            row["host_routes"] = lineCount(inNode(name, sw.name, "ip route show table 10 proto 201").out);
+        if (!sw.spine) {
+            row["host_routes"] =
+                lineCount(inNode(name, sw.name, "ip route show table 10 proto 201").out);
+        }
         out["switches"].push_back(row);
     }
-    for (const auto& srv : p.servers)
+    for (const auto& srv : p.servers) {
         for (const auto& nic : srv.nics) {
             const std::string node = PlanLab::nicNode(srv, nic);
             std::vector<std::string> ports;
             for (const auto& np : nic.ports) ports.push_back(np.name);
             auto routes = inNode(name, node, "ip route show proto bgp").out;
             int both = 0, one = 0, none = 0;
-            for (const auto& other : p.servers)
+            for (const auto& other : p.servers) {
                 for (const auto& on : other.nics) {
                     if (&on == &nic) continue;
                     size_t used = portsUsed(routes, on.address, ports).size();
                     (used == ports.size() ? both : used > 0 ? one : none)++;
                 }
+            }
             healthy = healthy && one == 0 && none == 0;
-            out["nics"].push_back({{"name", node}, {"address", nic.address},
+            out["nics"].push_back({{"name", node},
+                                   {"address", nic.address},
                                    {"bgp", bgpSessions(PlanLab::nsPrefix(name) + node)},
-                                   {"peers_all_planes", both}, {"peers_some_planes", one},
+                                   {"peers_all_planes", both},
+                                   {"peers_some_planes", one},
                                    {"peers_unreachable", none}});
         }
+    }
     out["healthy"] = healthy;
     return out;
 }
 
 std::string statusTable(const json& s) {
     auto ratio = [](const json& b) {
-        return std::to_string(b["established"].get<int>()) + "/" + std::to_string(b["configured"].get<int>());
+        return std::to_string(b["established"].get<int>()) + "/" +
+               std::to_string(b["configured"].get<int>());
     };
-    std::vector<std::vector<std::string>> sw{{"SWITCH", "PLANE", "BGP UP", "HOST ROUTES", "PROCESSES"}};
+    std::vector<std::vector<std::string>> sw{
+        {"SWITCH", "PLANE", "BGP UP", "HOST ROUTES", "PROCESSES"}};
     for (const auto& r : s["switches"]) {
         std::string procs;
-        for (const auto& [k, v] : r["processes"].items()) procs += (v.get<bool>() ? "" : "!") + k + " ";
+        for (const auto& [k, v] : r["processes"].items())
+            procs += (v.get<bool>() ? "" : "!") + k + " ";
         sw.push_back({r["name"], std::to_string(r["plane"].get<int>()), ratio(r["bgp"]),
-                      r.contains("host_routes") ? std::to_string(r["host_routes"].get<int>()) : "-", procs});
+                      r.contains("host_routes") ? std::to_string(r["host_routes"].get<int>()) : "-",
+                      procs});
     }
-    std::vector<std::vector<std::string>> nics{{"NIC", "ADDRESS", "BGP UP", "PEERS VIA ALL PLANES", "SOME", "NONE"}};
-    for (const auto& n : s["nics"])
+    std::vector<std::vector<std::string>> nics{
+        {"NIC", "ADDRESS", "BGP UP", "PEERS VIA ALL PLANES", "SOME", "NONE"}};
+    for (const auto& n : s["nics"]) {
         nics.push_back({n["name"], n["address"], ratio(n["bgp"]),
                         std::to_string(n["peers_all_planes"].get<int>()),
                         std::to_string(n["peers_some_planes"].get<int>()),
                         std::to_string(n["peers_unreachable"].get<int>())});
-    return "lab " + s["lab"].get<std::string>() + ": " + (s["healthy"].get<bool>() ? "healthy" : "DEGRADED") +
-           "\n\n" + formatTable(sw) + "(! = not running)\n\n" + formatTable(nics);
+    }
+    return "lab " + s["lab"].get<std::string>() + ": " +
+           (s["healthy"].get<bool>() ? "healthy" : "DEGRADED") + "\n\n" + formatTable(sw) +
+           "(! = not running)\n\n" + formatTable(nics);
 }
 
 }  // namespace twinrail::lab

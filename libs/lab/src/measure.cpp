@@ -23,9 +23,10 @@ std::string lastLine(const std::string& path) {
 }
 
 std::string addressOf(const plan::Plan& p, const std::string& nicNode) {
-    for (const auto& s : p.servers)
+    for (const auto& s : p.servers) {
         for (const auto& n : s.nics)
             if (PlanLab::nicNode(s, n) == nicNode) return n.address;
+    }
     throw std::invalid_argument("no NIC " + nicNode + " in the lab");
 }
 
@@ -42,17 +43,20 @@ nlohmann::json measureDuring(const std::string& labName, const LabBinaries& bins
     for (size_t i = 0; i < pairs.size(); ++i) {
         std::string port = std::to_string(kBasePort + i);
         receivers.emplace_back(
-            std::vector<std::string>{"ip", "netns", "exec", pre + pairs[i].to, bins.self, "flow-recv", port,
-                                     std::to_string(kIntervalUs), std::to_string(seconds * 1000 + 3000)},
+            std::vector<std::string>{"ip", "netns", "exec", pre + pairs[i].to, bins.self,
+                                     "flow-recv", port, std::to_string(kIntervalUs),
+                                     std::to_string(seconds * 1000 + 3000)},
             dir + "/flow-recv-" + std::to_string(i) + ".log");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // receivers bound
-    for (size_t i = 0; i < pairs.size(); ++i)
+    for (size_t i = 0; i < pairs.size(); ++i) {
         senders.emplace_back(
-            std::vector<std::string>{"ip", "netns", "exec", pre + pairs[i].from, bins.self, "flow-send",
-                                     addressOf(p, pairs[i].to), std::to_string(kBasePort + i),
-                                     std::to_string(kFlows), std::to_string(kIntervalUs), ms},
+            std::vector<std::string>{"ip", "netns", "exec", pre + pairs[i].from, bins.self,
+                                     "flow-send", addressOf(p, pairs[i].to),
+                                     std::to_string(kBasePort + i), std::to_string(kFlows),
+                                     std::to_string(kIntervalUs), ms},
             dir + "/flow-send-" + std::to_string(i) + ".log");
+    }
     std::this_thread::sleep_for(std::chrono::seconds(2));
     event();
     nlohmann::json out = nlohmann::json::array();
@@ -79,8 +83,9 @@ std::string describeMeasurement(const nlohmann::json& reports) {
         }
         o << r["flows_interrupted"].get<int>() << "/" << r["flows"].get<size_t>()
           << " flows interrupted, longest gap " << static_cast<long>(r["max_gap_ms"].get<double>())
-          << " ms, " << r["lost"].get<uint64_t>() << " packets lost of " << r["received"].get<uint64_t>() + r["lost"].get<uint64_t>()
-          << ", " << r["flows_not_recovered"].get<int>() << " flows not recovered\n";
+          << " ms, " << r["lost"].get<uint64_t>() << " packets lost of "
+          << r["received"].get<uint64_t>() + r["lost"].get<uint64_t>() << ", "
+          << r["flows_not_recovered"].get<int>() << " flows not recovered\n";
     }
     return o.str();
 }

@@ -39,8 +39,11 @@ plan::Request defaultLabRequest() {
 }
 
 PlanLab::PlanLab(std::string name, plan::Plan plan, LabBinaries bins)
-    : name_(std::move(name)), prefix_(nsPrefix(name_)), dir_(stateDir(name_)),
-      plan_(std::move(plan)), bins_(std::move(bins)) {
+    : name_(std::move(name)),
+      prefix_(nsPrefix(name_)),
+      dir_(stateDir(name_)),
+      plan_(std::move(plan)),
+      bins_(std::move(bins)) {
     if (!validName(name_))
         throw std::invalid_argument("lab name \"" + name_ + "\": use 1-6 of a-z and 0-9");
 }
@@ -49,36 +52,48 @@ bool PlanLab::validName(const std::string& name) {
     return std::regex_match(name, std::regex("[a-z0-9]{1,6}"));
 }
 
-std::string PlanLab::stateDir(const std::string& name) { return "/run/twinrail-lab/" + name; }
-std::string PlanLab::nsPrefix(const std::string& name) { return "trl-" + name + "-"; }
+std::string PlanLab::stateDir(const std::string& name) {
+    return "/run/twinrail-lab/" + name;
+}
+std::string PlanLab::nsPrefix(const std::string& name) {
+    return "trl-" + name + "-";
+}
 
 plan::Plan PlanLab::loadPlan(const std::string& name) {
     std::string path = stateDir(name) + "/plan.json";
     auto j = nlohmann::json::parse(readFile(path), nullptr, false);
     if (j.is_discarded()) throw std::runtime_error("no lab \"" + name + "\" here (" + path + ")");
     auto p = plan::planFromJson(j);
-    if (auto* e = std::get_if<plan::SizingError>(&p)) throw std::runtime_error(path + ": " + e->message);
+    if (auto* e = std::get_if<plan::SizingError>(&p))
+        throw std::runtime_error(path + ": " + e->message);
     return std::get<plan::Plan>(p);
 }
 
 void PlanLab::up() {
     down(name_);  // whatever a crashed or forgotten lab of this name left
     const auto& r = plan_.request;
-    if (!r.hostBgp)
-        throw std::runtime_error("the lab's servers route over both planes with BGP: make the plan "
-                                 "with --host-bgp");
+    if (!r.hostBgp) {
+        throw std::runtime_error(
+            "the lab's servers route over both planes with BGP: make the plan "
+            "with --host-bgp");
+    }
     size_t nodes = plan_.switches.size();
     for (const auto& s : plan_.servers) nodes += s.nics.size();
-    if (nodes > kMaxNamespaces)
-        throw std::runtime_error("this plan needs " + std::to_string(nodes) + " namespaces; the lab builds at most " +
+    if (nodes > kMaxNamespaces) {
+        throw std::runtime_error("this plan needs " + std::to_string(nodes) +
+                                 " namespaces; the lab builds at most " +
                                  std::to_string(kMaxNamespaces) + " (scale the plan down)");
+    }
     try {
         fs::create_directories(dir_);
         std::ofstream(dir_ + "/plan.json") << plan::toJson(plan_).dump(1) << "\n";
         buildNamespaces();
-        if (!waitUntil([this] { return converged(); }, 120s, 500ms))
-            throw std::runtime_error("the lab did not converge in 120 s: some NIC does not reach "
-                                     "another through every plane (see " + dir_ + ")");
+        if (!waitUntil([this] { return converged(); }, 120s, 500ms)) {
+            throw std::runtime_error(
+                "the lab did not converge in 120 s: some NIC does not reach "
+                "another through every plane (see " +
+                dir_ + ")");
+        }
     } catch (...) {
         down(name_);
         throw;
@@ -90,24 +105,32 @@ void PlanLab::buildNamespaces() {
     for (const auto& sw : plan_.switches) fabric.addNode(sw.name);
     for (const auto& srv : plan_.servers)
         for (const auto& nic : srv.nics) fabric.addNode(nicNode(srv, nic));
-    for (const auto& sw : plan_.switches)
+    for (const auto& sw : plan_.switches) {
         for (const auto& p : sw.ports)
             if (p.role == plan::PortRole::Uplink) fabric.link(sw.name, p.name, p.peer, p.peerPort);
-    for (const auto& srv : plan_.servers)
-        for (const auto& nic : srv.nics)
-            for (const auto& np : nic.ports) fabric.link(nicNode(srv, nic), np.name, np.leaf, np.leafPort);
+    }
+    for (const auto& srv : plan_.servers) {
+        for (const auto& nic : srv.nics) {
+            for (const auto& np : nic.ports)
+                fabric.link(nicNode(srv, nic), np.name, np.leaf, np.leafPort);
+        }
+    }
     // As a switch ASIC does, a port that loses its link leaves every ECMP group at once.
-    for (const auto& node : fabric.nodes())
-        fabric.execOk(node, "sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1 "
-                            "net.ipv4.conf.default.ignore_routes_with_linkdown=1");
+    for (const auto& node : fabric.nodes()) {
+        fabric.execOk(node,
+                      "sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1 "
+                      "net.ipv4.conf.default.ignore_routes_with_linkdown=1");
+    }
     addressSwitches();
     addressNics();
     for (const auto& sw : plan_.switches) {
         fabric.startFrr(sw.name, plan::frrConfig(plan_, sw));
         startSwitch(sw);
     }
-    for (const auto& srv : plan_.servers)
-        for (const auto& nic : srv.nics) fabric.startFrr(nicNode(srv, nic), plan::hostFrrConfig(plan_, srv, nic));
+    for (const auto& srv : plan_.servers) {
+        for (const auto& nic : srv.nics)
+            fabric.startFrr(nicNode(srv, nic), plan::hostFrrConfig(plan_, srv, nic));
+    }
     // From here the lab lives on its own; `down` finds it by name.
     fabric.detach();
     for (const auto& srv : plan_.servers)
@@ -118,23 +141,28 @@ void PlanLab::addressSwitches() {
     for (const auto& sw : plan_.switches) {
         std::string cmd = "ip addr add " + sw.loopback + "/32 dev lo";
         auto db = plan::configDb(plan_, sw);
-        if (db.contains("INTERFACE"))
+        if (db.contains("INTERFACE")) {
             for (const auto& [key, v] : db["INTERFACE"].items()) {
                 auto bar = key.find('|');
                 // Every host port of a rail carries its gateway; the /32s make the routes.
-                if (bar != std::string::npos)
+                if (bar != std::string::npos) {
                     cmd += " && ip addr add " + key.substr(bar + 1) + " dev " + key.substr(0, bar) +
                            " noprefixroute";
+                }
             }
+        }
         inNode(name_, sw.name, cmd);
     }
 }
 
 void PlanLab::addressNics() {
-    for (const auto& srv : plan_.servers)
-        for (const auto& nic : srv.nics)
-            if (inNode(name_, nicNode(srv, nic), "ip addr add " + nic.address + "/32 dev lo").rc != 0)
+    for (const auto& srv : plan_.servers) {
+        for (const auto& nic : srv.nics) {
+            if (inNode(name_, nicNode(srv, nic), "ip addr add " + nic.address + "/32 dev lo").rc !=
+                0)
                 throw std::runtime_error("cannot address " + nicNode(srv, nic));
+        }
+    }
 }
 
 void PlanLab::startSwitch(const plan::Switch& sw) {
@@ -153,15 +181,19 @@ void PlanLab::startSwitch(const plan::Switch& sw) {
 void PlanLab::startRedis(const std::string& node) {
     std::string d = dir_ + "/" + node;
     auto r = inNode(name_, node,
-                    "redis-server --port 0 --unixsocket " + d + "/redis.sock --unixsocketperm 700 "
-                    "--save \"\" --appendonly no --daemonize yes --dir " + d + " --logfile " + d +
-                    "/redis.log --pidfile " + d + "/redis.pid");
+                    "redis-server --port 0 --unixsocket " + d +
+                        "/redis.sock --unixsocketperm 700 "
+                        "--save \"\" --appendonly no --daemonize yes --dir " +
+                        d + " --logfile " + d + "/redis.log --pidfile " + d + "/redis.pid");
     std::string sock = d + "/redis.sock";
-    if (r.rc != 0 || !waitUntil([sock] { return fs::exists(sock); }, 10s))
-        throw std::runtime_error("redis-server on " + node + " did not start; see " + d + "/redis.log");
+    if (r.rc != 0 || !waitUntil([sock] { return fs::exists(sock); }, 10s)) {
+        throw std::runtime_error("redis-server on " + node + " did not start; see " + d +
+                                 "/redis.log");
+    }
 }
 
-void PlanLab::startDaemon(const std::string& node, const std::string& bin, const std::string& what) {
+void PlanLab::startDaemon(const std::string& node, const std::string& bin,
+                          const std::string& what) {
     std::string d = dir_ + "/" + node;
     std::string log = d + "/" + what + ".log";
     inNode(name_, node,
@@ -173,20 +205,23 @@ void PlanLab::startDaemon(const std::string& node, const std::string& bin, const
 }
 
 bool PlanLab::converged() const {
-    for (const auto& a : plan_.servers)
+    for (const auto& a : plan_.servers) {
         for (const auto& an : a.nics) {
             std::vector<std::string> ports;
             for (const auto& p : an.ports) ports.push_back(p.name);
             auto routes = inNode(name_, nicNode(a, an), "ip route show proto bgp").out;
-            for (const auto& b : plan_.servers)
+            for (const auto& b : plan_.servers) {
                 for (const auto& bn : b.nics)
                     if (&bn != &an && !routeUsesAll(routes, bn.address, ports)) return false;
+            }
         }
+    }
     return true;
 }
 
 NodeResult inNode(const std::string& labName, const std::string& node, const std::string& command) {
-    auto r = sh("ip netns exec " + PlanLab::nsPrefix(labName) + node + " bash -c '" + command + "'");
+    auto r =
+        sh("ip netns exec " + PlanLab::nsPrefix(labName) + node + " bash -c '" + command + "'");
     return {r.rc, r.out + r.err};
 }
 

@@ -9,7 +9,7 @@ namespace twinrail::plan {
 namespace {
 
 constexpr uint32_t kLoopbackBase = (10U << 24) | (254U << 16);  // 10.254.0.0/16
-constexpr uint32_t kPlaneLoopbacks = 16384;                      // a /18 per plane
+constexpr uint32_t kPlaneLoopbacks = 16384;                     // a /18 per plane
 constexpr uint32_t kSpineLoopbackOffset = 8192;
 constexpr uint32_t kRailBase = (10U << 24) | (128U << 16);  // 10.128.0.0/9
 constexpr uint32_t kRailSpace = 1U << 23;
@@ -35,7 +35,7 @@ std::string spineName(int plane, int n) {
 }
 
 int subnetBits(int serversPerGroup) {
-    int bits = 8;  // at least a /24, easy to read
+    int bits = 8;                                      // at least a /24, easy to read
     while ((1 << bits) < serversPerGroup + 3) ++bits;  // network, gateway, broadcast
     return bits;
 }
@@ -66,9 +66,10 @@ class Builder {
             return SizingError{"addressing: more than 8191 leaves or spines per plane"};
         uint64_t need = static_cast<uint64_t>(s_.groups) * s_.rails
                         << subnetBits(s_.serversPerGroup);
-        if (need > kRailSpace)
+        if (need > kRailSpace) {
             return SizingError{"addressing: " + std::to_string(s_.groups * s_.rails) +
                                " rail subnets do not fit 10.128.0.0/9"};
+        }
         return std::nullopt;
     }
 
@@ -77,7 +78,8 @@ class Builder {
         sw.name = leafName(plane, l + 1);
         sw.plane = plane;
         sw.index = l + 1;
-        sw.asn = kAsnBase + static_cast<uint32_t>(plane) * kAsnPerPlane + static_cast<uint32_t>(l + 1);
+        sw.asn =
+            kAsnBase + static_cast<uint32_t>(plane) * kAsnPerPlane + static_cast<uint32_t>(l + 1);
         sw.loopback = ipv4(kLoopbackBase + static_cast<uint32_t>(plane - 1) * kPlaneLoopbacks +
                            static_cast<uint32_t>(l + 1));
         const int leavesPerGroup = s_.rails / s_.railsPerLeaf;
@@ -93,28 +95,29 @@ class Builder {
         sw.spine = true;
         sw.plane = plane;
         sw.index = k + 1;
-        sw.asn = kAsnBase + static_cast<uint32_t>(plane) * kAsnPerPlane;  // one AS per plane's spines
+        sw.asn =
+            kAsnBase + static_cast<uint32_t>(plane) * kAsnPerPlane;  // one AS per plane's spines
         sw.loopback = ipv4(kLoopbackBase + static_cast<uint32_t>(plane - 1) * kPlaneLoopbacks +
                            kSpineLoopbackOffset + static_cast<uint32_t>(k + 1));
         return sw;
     }
 
     Switch& switchAt(int plane, bool isSpine, int index0) {
-        size_t perPlane = static_cast<size_t>(s_.leavesPerPlane + s_.spinesPerPlane);
-        size_t at = static_cast<size_t>(plane - 1) * perPlane +
-                    static_cast<size_t>(isSpine ? s_.leavesPerPlane + index0 : index0);
-        return plan_.switches[at];
+        const int perPlane = s_.leavesPerPlane + s_.spinesPerPlane;
+        const int at = (plane - 1) * perPlane + (isSpine ? s_.leavesPerPlane + index0 : index0);
+        return plan_.switches[static_cast<size_t>(at)];
     }
 
     void addSubnets() {
         int bits = subnetBits(s_.serversPerGroup);
-        for (int g = 1; g <= s_.groups; ++g)
+        for (int g = 1; g <= s_.groups; ++g) {
             for (int rail = 1; rail <= s_.rails; ++rail) {
                 uint32_t idx = static_cast<uint32_t>((g - 1) * s_.rails + rail - 1);
                 uint32_t base = kRailBase + (idx << bits);
-                plan_.subnets.push_back({g, rail, ipv4(base) + "/" + std::to_string(32 - bits),
-                                         ipv4(base + 1)});
+                plan_.subnets.push_back(
+                    {g, rail, ipv4(base) + "/" + std::to_string(32 - bits), ipv4(base + 1)});
             }
+        }
     }
 
     Server server(int srv) {
@@ -155,8 +158,8 @@ class Builder {
 
     void addUplinks() {
         if (s_.spinesPerPlane == 0) return;
-        for (int p = 1; p <= s_.planes; ++p)
-            for (int l = 0; l < s_.leavesPerPlane; ++l)
+        for (int p = 1; p <= s_.planes; ++p) {
+            for (int l = 0; l < s_.leavesPerPlane; ++l) {
                 for (int u = 0; u < s_.leafUplinks; ++u) {
                     const int sp = u % s_.spinesPerPlane;
                     const int link = u / s_.spinesPerPlane;
@@ -170,6 +173,8 @@ class Builder {
                     lf.ports.push_back({lp, s_.uplinkSpeedGbps, PortRole::Uplink, spn.name, spp});
                     spn.ports.push_back({spp, s_.uplinkSpeedGbps, PortRole::Downlink, lf.name, lp});
                 }
+            }
+        }
     }
 
     const Request& r_;
@@ -181,9 +186,12 @@ class Builder {
 
 const char* roleName(PortRole role) {
     switch (role) {
-        case PortRole::Host: return "host";
-        case PortRole::Uplink: return "uplink";
-        case PortRole::Downlink: return "downlink";
+        case PortRole::Host:
+            return "host";
+        case PortRole::Uplink:
+            return "uplink";
+        case PortRole::Downlink:
+            return "downlink";
     }
     return "host";
 }

@@ -12,7 +12,9 @@ using json = nlohmann::json;
 constexpr int kVersion = 1;
 
 json modelJson(const SwitchModel& m) {
-    return {{"name", m.name}, {"ports", m.ports}, {"port_speed_gbps", m.portSpeedGbps},
+    return {{"name", m.name},
+            {"ports", m.ports},
+            {"port_speed_gbps", m.portSpeedGbps},
             {"breakouts", m.breakouts}};
 }
 
@@ -114,7 +116,8 @@ Switch readSwitch(const json& j, const std::string& at) {
         std::string pa = idx(at, "ports", i);
         SwitchPort p;
         p.name = get<std::string>(ports[i], "name", pa);
-        if (p.name.empty() || p.name.size() > 15) throw FieldError(pa + ".name: not an interface name");
+        if (p.name.empty() || p.name.size() > 15)
+            throw FieldError(pa + ".name: not an interface name");
         p.speedGbps = get<int>(ports[i], "speed_gbps", pa);
         p.role = readRole(get<std::string>(ports[i], "role", pa), pa);
         p.peer = get<std::string>(ports[i], "peer", pa);
@@ -150,18 +153,25 @@ Server readServer(const json& j, const std::string& at) {
 
 // Every cable must name a switch and port that exist, the same way from both ends.
 void checkCabling(const Plan& p) {
-    for (const auto& srv : p.servers)
-        for (const auto& nic : srv.nics)
+    for (const auto& srv : p.servers) {
+        for (const auto& nic : srv.nics) {
             for (const auto& np : nic.ports) {
                 const Switch* lf = p.findSwitch(np.leaf);
                 std::string who = srv.name + "/" + nic.name + "/" + np.name;
                 if (lf == nullptr) throw FieldError(who + ": no switch " + np.leaf);
                 bool found = false;
-                for (const auto& sp : lf->ports)
-                    found = found || (sp.name == np.leafPort && sp.peer == srv.name + "/" + nic.name &&
-                                      sp.peerPort == np.name);
-                if (!found) throw FieldError(who + ": " + np.leaf + " has no port " + np.leafPort + " back to it");
+                for (const auto& sp : lf->ports) {
+                    found =
+                        found || (sp.name == np.leafPort && sp.peer == srv.name + "/" + nic.name &&
+                                  sp.peerPort == np.name);
+                }
+                if (!found) {
+                    throw FieldError(who + ": " + np.leaf + " has no port " + np.leafPort +
+                                     " back to it");
+                }
             }
+        }
+    }
 }
 
 }  // namespace
@@ -184,29 +194,44 @@ json toJson(const Plan& p) {
     out["sizing"] = sizingJson(p.sizing);
     out["host_asn"] = p.hostAsn;
     out["rail_subnets"] = json::array();
-    for (const auto& s : p.subnets)
+    for (const auto& s : p.subnets) {
         out["rail_subnets"].push_back(
             {{"group", s.group}, {"rail", s.rail}, {"prefix", s.prefix}, {"gateway", s.gateway}});
+    }
     out["switches"] = json::array();
     for (const auto& sw : p.switches) {
         json ports = json::array();
-        for (const auto& pt : sw.ports)
-            ports.push_back({{"name", pt.name}, {"speed_gbps", pt.speedGbps},
-                             {"role", roleName(pt.role)}, {"peer", pt.peer}, {"peer_port", pt.peerPort}});
-        out["switches"].push_back({{"name", sw.name}, {"role", sw.spine ? "spine" : "leaf"},
-                                   {"plane", sw.plane}, {"index", sw.index}, {"asn", sw.asn},
-                                   {"loopback", sw.loopback}, {"group", sw.group},
-                                   {"rails", sw.rails}, {"ports", ports}});
+        for (const auto& pt : sw.ports) {
+            ports.push_back({{"name", pt.name},
+                             {"speed_gbps", pt.speedGbps},
+                             {"role", roleName(pt.role)},
+                             {"peer", pt.peer},
+                             {"peer_port", pt.peerPort}});
+        }
+        out["switches"].push_back({{"name", sw.name},
+                                   {"role", sw.spine ? "spine" : "leaf"},
+                                   {"plane", sw.plane},
+                                   {"index", sw.index},
+                                   {"asn", sw.asn},
+                                   {"loopback", sw.loopback},
+                                   {"group", sw.group},
+                                   {"rails", sw.rails},
+                                   {"ports", ports}});
     }
     out["servers"] = json::array();
     for (const auto& srv : p.servers) {
         json nics = json::array();
         for (const auto& nic : srv.nics) {
             json ports = json::array();
-            for (const auto& np : nic.ports)
-                ports.push_back({{"name", np.name}, {"plane", np.plane}, {"leaf", np.leaf},
+            for (const auto& np : nic.ports) {
+                ports.push_back({{"name", np.name},
+                                 {"plane", np.plane},
+                                 {"leaf", np.leaf},
                                  {"leaf_port", np.leafPort}});
-            nics.push_back({{"name", nic.name}, {"rail", nic.rail}, {"address", nic.address},
+            }
+            nics.push_back({{"name", nic.name},
+                            {"rail", nic.rail},
+                            {"address", nic.address},
                             {"ports", ports}});
         }
         out["servers"].push_back({{"name", srv.name}, {"group", srv.group}, {"nics", nics}});
@@ -216,14 +241,18 @@ json toJson(const Plan& p) {
 
 std::variant<Plan, SizingError> planFromJson(const json& j) {
     try {
-        if (get<int>(j, "version", "plan") != kVersion)
-            throw FieldError("plan.version: only version " + std::to_string(kVersion) + " is known");
+        if (get<int>(j, "version", "plan") != kVersion) {
+            throw FieldError("plan.version: only version " + std::to_string(kVersion) +
+                             " is known");
+        }
         Plan p;
         p.request = readRequest(field(j, "request", "plan"), "plan.request");
         auto norm = normalize(p.request);
-        if (auto* e = std::get_if<SizingError>(&norm)) throw FieldError("plan.request: " + e->message);
+        if (auto* e = std::get_if<SizingError>(&norm))
+            throw FieldError("plan.request: " + e->message);
         auto sized = size(std::get<Request>(norm));
-        if (auto* e = std::get_if<SizingError>(&sized)) throw FieldError("plan.request: " + e->message);
+        if (auto* e = std::get_if<SizingError>(&sized))
+            throw FieldError("plan.request: " + e->message);
         p.sizing = std::get<Sizing>(sized);
         if (sizingJson(p.sizing) != field(j, "sizing", "plan"))
             throw FieldError("plan.sizing: does not follow from plan.request");
@@ -231,7 +260,8 @@ std::variant<Plan, SizingError> planFromJson(const json& j) {
         const json& subnets = array(j, "rail_subnets", "plan");
         for (size_t i = 0; i < subnets.size(); ++i) {
             std::string at = idx("plan", "rail_subnets", i);
-            p.subnets.push_back({get<int>(subnets[i], "group", at), get<int>(subnets[i], "rail", at),
+            p.subnets.push_back({get<int>(subnets[i], "group", at),
+                                 get<int>(subnets[i], "rail", at),
                                  get<std::string>(subnets[i], "prefix", at),
                                  get<std::string>(subnets[i], "gateway", at)});
         }

@@ -5,7 +5,9 @@
 namespace twinrail::plan {
 namespace {
 
-std::string str(int v) { return std::to_string(v); }
+std::string str(int v) {
+    return std::to_string(v);
+}
 
 bool hasBreakout(const SwitchModel& m, int ways) {
     return std::find(m.breakouts.begin(), m.breakouts.end(), ways) != m.breakouts.end();
@@ -22,10 +24,12 @@ std::optional<std::string> checkModel(const SwitchModel& m, const std::string& w
     if (m.ports < 2 || m.ports > 4096) return what + " model " + m.name + ": ports must be 2..4096";
     if (m.portSpeedGbps <= 0) return what + " model " + m.name + ": port speed must be positive";
     if (!hasBreakout(m, 1)) return what + " model " + m.name + ": breakouts must include 1";
-    for (int b : m.breakouts)
-        if (b < 1 || m.portSpeedGbps % b != 0)
+    for (int b : m.breakouts) {
+        if (b < 1 || m.portSpeedGbps % b != 0) {
             return what + " model " + m.name + ": breakout " + str(b) + " does not divide " +
                    str(m.portSpeedGbps) + "G";
+        }
+    }
     return std::nullopt;
 }
 
@@ -52,8 +56,12 @@ std::optional<SwitchModel> findModel(const std::string& name) {
     return std::nullopt;
 }
 
-int Sizing::leavesTotal() const { return leavesPerPlane * planes; }
-int Sizing::spinesTotal() const { return spinesPerPlane * planes; }
+int Sizing::leavesTotal() const {
+    return leavesPerPlane * planes;
+}
+int Sizing::spinesTotal() const {
+    return spinesPerPlane * planes;
+}
 
 std::variant<Request, SizingError> normalize(Request r) {
     auto fail = [](std::string m) { return SizingError{std::move(m)}; };
@@ -61,25 +69,30 @@ std::variant<Request, SizingError> normalize(Request r) {
     if (r.gpusPerServer < 1 || r.gpusPerServer > 64)
         return fail("gpus per server must be 1..64, not " + str(r.gpusPerServer));
     if (r.gpus < 1) return fail("the GPU count must be positive");
-    if (r.gpus % r.gpusPerServer != 0)
-        return fail(str(r.gpus) + " GPUs are not whole servers of " + str(r.gpusPerServer) + " GPUs");
-    if (r.nicPorts < 1 || r.nicSpeedGbps < 1 || r.nicSpeedGbps % r.nicPorts != 0)
+    if (r.gpus % r.gpusPerServer != 0) {
+        return fail(str(r.gpus) + " GPUs are not whole servers of " + str(r.gpusPerServer) +
+                    " GPUs");
+    }
+    if (r.nicPorts < 1 || r.nicSpeedGbps < 1 || r.nicSpeedGbps % r.nicPorts != 0) {
         return fail("a " + str(r.nicSpeedGbps) + "G NIC does not split into " + str(r.nicPorts) +
                     " equal ports");
-    if (r.nicPorts % r.planes != 0)
+    }
+    if (r.nicPorts % r.planes != 0) {
         return fail("a NIC's " + str(r.nicPorts) + " ports cannot be spread evenly over " +
                     str(r.planes) + " planes");
+    }
     if (r.oversubscription < 1 || r.oversubscription > 16)
         return fail("oversubscription must be 1..16 (downlink:uplink N:1)");
     if (r.leafModel.name.empty()) return fail("no switch model given");
     if (r.spineModel.name.empty()) r.spineModel = r.leafModel;
     if (auto e = checkModel(r.leafModel, "leaf")) return fail(*e);
     if (auto e = checkModel(r.spineModel, "spine")) return fail(*e);
-    if (r.uplinkSpeedGbps == 0)
+    if (r.uplinkSpeedGbps == 0) {
         r.uplinkSpeedGbps = breakoutFor(r.leafModel, r.nicSpeedGbps) != 0 &&
                                     breakoutFor(r.spineModel, r.nicSpeedGbps) != 0
                                 ? r.nicSpeedGbps
                                 : r.leafModel.portSpeedGbps;
+    }
     if (r.spinesPerPlane < 0) return fail("spines per plane cannot be negative");
     return r;
 }
@@ -95,19 +108,22 @@ std::variant<Sizing, SizingError> size(const Request& r) {
     s.uplinkSpeedGbps = r.uplinkSpeedGbps;
     const SwitchModel& leaf = r.leafModel;
     s.leafDownBreakout = breakoutFor(leaf, s.nicPortSpeedGbps);
-    if (s.leafDownBreakout == 0)
+    if (s.leafDownBreakout == 0) {
         return fail(leaf.name + ": a " + str(leaf.portSpeedGbps) + "G port does not break out to " +
                     str(s.nicPortSpeedGbps) + "G NIC ports");
+    }
     s.leafUpBreakout = breakoutFor(leaf, s.uplinkSpeedGbps);
     s.spineBreakout = breakoutFor(r.spineModel, s.uplinkSpeedGbps);
-    if (s.leafUpBreakout == 0 || s.spineBreakout == 0)
+    if (s.leafUpBreakout == 0 || s.spineBreakout == 0) {
         return fail("uplink speed " + str(s.uplinkSpeedGbps) + "G is not a breakout of " +
                     (s.leafUpBreakout == 0 ? leaf.name : r.spineModel.name) + " ports");
+    }
     // Oversubscription N:1 gives N/(N+1) of the leaf's ports to servers.
     const int n = r.oversubscription;
-    if (leaf.ports % (n + 1) != 0)
+    if (leaf.ports % (n + 1) != 0) {
         return fail(leaf.name + ": " + str(leaf.ports) + " ports do not split " + str(n) +
                     ":1 between servers and spines");
+    }
     s.leafUpPhysical = leaf.ports / (n + 1);
     s.leafDownPhysical = leaf.ports - s.leafUpPhysical;
     s.leafDownlinks = s.leafDownPhysical * s.leafDownBreakout;
@@ -130,32 +146,37 @@ std::variant<Sizing, SizingError> size(const Request& r) {
     // A 2-tier plane holds at most one leaf per spine port (one link to each spine).
     int maxGroups = s.spineRadix / s.rails;
     s.maxGpusTwoTier = maxGroups * s.serversPerLeafRail * s.rails;
-    if (s.leavesPerPlane > s.spineRadix)
-        return fail(str(r.gpus) + " GPUs need " + str(s.leavesPerPlane) + " leaves per plane, but a " +
-                    r.spineModel.name + " spine has " + str(s.spineRadix) + " ports at " +
-                    str(s.uplinkSpeedGbps) + "G, so a 2-tier plane holds at most " +
-                    str(s.spineRadix) + " leaves (" + str(s.maxGpusTwoTier) +
-                    " GPUs); this needs a third tier or a larger spine");
+    if (s.leavesPerPlane > s.spineRadix) {
+        return fail(str(r.gpus) + " GPUs need " + str(s.leavesPerPlane) +
+                    " leaves per plane, but a " + r.spineModel.name + " spine has " +
+                    str(s.spineRadix) + " ports at " + str(s.uplinkSpeedGbps) +
+                    "G, so a 2-tier plane holds at most " + str(s.spineRadix) + " leaves (" +
+                    str(s.maxGpusTwoTier) + " GPUs); this needs a third tier or a larger spine");
+    }
     if (s.leavesPerPlane == 1) {
         if (r.spinesPerPlane > 0)
             return fail("a plane of one leaf has no spines; drop the spine count");
         return s;  // one leaf per plane: every NIC port is on it, no spine tier
     }
     const int u = s.leafUplinks;
-    auto holds = [&s, u](int p) { return u % p == 0 && s.leavesPerPlane * (u / p) <= s.spineRadix; };
+    auto holds = [&s, u](int p) {
+        return u % p == 0 && s.leavesPerPlane * (u / p) <= s.spineRadix;
+    };
     if (r.spinesPerPlane > 0) {
-        if (!holds(r.spinesPerPlane))
+        if (!holds(r.spinesPerPlane)) {
             return fail(str(r.spinesPerPlane) + " spines per plane do not work: each leaf's " +
                         str(u) + " uplinks must split evenly over the spines, and " +
                         str(s.leavesPerPlane) + " leaves must fit " + str(s.spineRadix) +
                         " spine ports");
+        }
         s.spinesPerPlane = r.spinesPerPlane;
     } else {
-        for (int p = 1; p <= u; ++p)
+        for (int p = 1; p <= u; ++p) {
             if (holds(p)) {
                 s.spinesPerPlane = p;
                 break;
             }
+        }
     }
     s.linksPerLeafSpine = u / s.spinesPerPlane;
     s.spinePortsUsed = s.leavesPerPlane * s.linksPerLeafSpine;

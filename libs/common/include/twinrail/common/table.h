@@ -10,11 +10,12 @@ namespace twinrail {
 // The first row is the header. Columns are as wide as their widest cell, two spaces apart.
 inline std::string formatTable(const std::vector<std::vector<std::string>>& rows) {
     std::vector<size_t> width;
-    for (const auto& r : rows)
+    for (const auto& r : rows) {
         for (size_t i = 0; i < r.size(); ++i) {
             if (width.size() <= i) width.push_back(0);
             width[i] = std::max(width[i], r[i].size());
         }
+    }
     std::string out;
     for (const auto& r : rows) {
         std::string line;

@@ -12,7 +12,8 @@ namespace twinrail::lab {
 
 // Sends until `duration` ends; returns {"flows", "sent"} or {"error"}.
 nlohmann::json runFlowSender(const std::string& dst, uint16_t port, int flows,
-                             std::chrono::microseconds interval, std::chrono::milliseconds duration);
+                             std::chrono::microseconds interval,
+                             std::chrono::milliseconds duration);
 
 // Receives until `duration` ends. Returns {"flows", "received", "lost", "max_gap_ms",
 // "flows_interrupted" (a gap over 50 ms), "flows_not_recovered", "gaps_ms": [...]}.

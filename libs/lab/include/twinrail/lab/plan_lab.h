@@ -49,7 +49,9 @@ class PlanLab {
 
     const plan::Plan& plan() const { return plan_; }
     std::string ns(const std::string& node) const { return prefix_ + node; }
-    static std::string nicNode(const plan::Server& s, const plan::Nic& n) { return s.name + "-" + n.name; }
+    static std::string nicNode(const plan::Server& s, const plan::Nic& n) {
+        return s.name + "-" + n.name;
+    }
 
   private:
     void buildNamespaces();

@@ -12,7 +12,7 @@
 namespace twinrail::lab {
 
 class ChildProcess {
-public:
+  public:
     ChildProcess() = default;
     ChildProcess(std::vector<std::string> argv, std::string logPath);
     ~ChildProcess();
@@ -30,7 +30,7 @@ public:
     const std::string& logPath() const { return log_; }
     std::string log() const;
 
-private:
+  private:
     pid_t pid_ = -1;
     std::optional<int> exitCode_;
     std::string log_;

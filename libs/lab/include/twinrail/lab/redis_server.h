@@ -9,7 +9,7 @@
 namespace twinrail::lab {
 
 class RedisServer {
-public:
+  public:
     explicit RedisServer(std::string dir);
     ~RedisServer();
     void start();
@@ -18,7 +18,7 @@ public:
     // redis-cli against database `db`; returns stdout.
     std::string cli(int db, const std::string& args) const;
 
-private:
+  private:
     std::string dir_;
     std::string socket_;
     ChildProcess process_;

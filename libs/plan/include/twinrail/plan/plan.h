@@ -28,10 +28,10 @@ struct Switch {
     std::string name;  // p<plane>-leaf<n> or p<plane>-spine<n>
     bool spine = false;
     int plane = 1;
-    int index = 1;     // n in the name
+    int index = 1;  // n in the name
     uint32_t asn = 0;
-    std::string loopback;  // a.b.c.d (a /32)
-    int group = 0;         // leaves: 1-based group; spines: 0
+    std::string loopback;    // a.b.c.d (a /32)
+    int group = 0;           // leaves: 1-based group; spines: 0
     std::vector<int> rails;  // leaves: rails served (1-based)
     std::vector<SwitchPort> ports;
     bool operator==(const Switch&) const = default;

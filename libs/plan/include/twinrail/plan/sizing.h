@@ -19,8 +19,8 @@ namespace twinrail::plan {
 
 struct SwitchModel {
     std::string name;
-    int ports = 0;             // physical ports
-    int portSpeedGbps = 0;     // speed of one physical port
+    int ports = 0;               // physical ports
+    int portSpeedGbps = 0;       // speed of one physical port
     std::vector<int> breakouts;  // ways a port can be split, 1 included (800G: 1,2,4,8)
     bool operator==(const SwitchModel&) const = default;
 };
@@ -33,14 +33,15 @@ struct Request {
     int gpus = 0;
     int gpusPerServer = 8;  // = rails
     int nicSpeedGbps = 400;
-    int nicPorts = 2;       // ports per NIC, spread over the planes
+    int nicPorts = 2;  // ports per NIC, spread over the planes
     int planes = 2;
     SwitchModel leafModel;
     SwitchModel spineModel;
     int oversubscription = 1;  // leaf downlink:uplink capacity = N:1
     int uplinkSpeedGbps = 0;   // 0: the NIC speed if a port breaks out to it, else the port speed
     int spinesPerPlane = 0;    // 0: the fewest that hold the leaves
-    bool hostBgp = false;      // servers peer with their leaves (receive-only) to route over both planes
+    bool hostBgp =
+        false;  // servers peer with their leaves (receive-only) to route over both planes
     bool operator==(const Request&) const = default;
 };
 
@@ -49,14 +50,14 @@ struct Sizing {
     int servers = 0;
     int rails = 0;
     int nicPortSpeedGbps = 0;
-    int nicPortsPerPlane = 0;    // ports of one NIC in one plane (1 with 2 ports, 2 planes)
+    int nicPortsPerPlane = 0;  // ports of one NIC in one plane (1 with 2 ports, 2 planes)
     int uplinkSpeedGbps = 0;
-    int leafDownBreakout = 1;    // a downlink port carries this many NIC ports
+    int leafDownBreakout = 1;  // a downlink port carries this many NIC ports
     int leafUpBreakout = 1;
     int spineBreakout = 1;
-    int leafDownPhysical = 0;    // physical ports of a leaf used for servers
+    int leafDownPhysical = 0;  // physical ports of a leaf used for servers
     int leafUpPhysical = 0;
-    int leafDownlinks = 0;       // NIC ports a leaf can take
+    int leafDownlinks = 0;  // NIC ports a leaf can take
     int leafUplinks = 0;
     int spineRadix = 0;          // spine ports at uplink speed
     int serversPerLeafRail = 0;  // servers whose rail-n NIC fits one leaf
@@ -64,10 +65,10 @@ struct Sizing {
     int groups = 1;              // >1 in large fabrics: one leaf per rail per group
     int serversPerGroup = 0;
     int leavesPerPlane = 0;
-    int spinesPerPlane = 0;      // 0 when a plane is a single leaf
-    int linksPerLeafSpine = 0;   // at uplink speed
-    int spinePortsUsed = 0;      // per spine
-    int maxGpusTwoTier = 0;      // largest GPU count this model holds in 2 tiers
+    int spinesPerPlane = 0;     // 0 when a plane is a single leaf
+    int linksPerLeafSpine = 0;  // at uplink speed
+    int spinePortsUsed = 0;     // per spine
+    int maxGpusTwoTier = 0;     // largest GPU count this model holds in 2 tiers
     int leavesTotal() const;
     int spinesTotal() const;
     bool operator==(const Sizing&) const = default;
