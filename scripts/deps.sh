@@ -6,6 +6,7 @@ PACKAGES=(
   libnl-3-dev libnl-route-3-dev libhiredis-dev libboost-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest
   frr redis-server iproute2 iputils-ping procps iperf3
+  debhelper lintian
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -11,3 +11,7 @@ cd build
 ctest --output-on-failure -j"$(nproc)" -L unit
 # Namespace tests one at a time: each runs a whole fabric of FRR daemons.
 ctest --output-on-failure -L integration
+cd ..
+# The Debian package: build, contents, lintian, systemd-analyze verify/security. On CI's
+# throwaway machine (CI set) also install, check and purge it.
+scripts/package.sh ${CI:+--install}

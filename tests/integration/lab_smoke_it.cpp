@@ -30,6 +30,7 @@ lab::LabBinaries binaries() {
     b.hostrouted = HOSTROUTED_BIN;
     b.pathqd = PATHQD_BIN;
     b.self = TWINRAIL_LAB_BIN;
+    b.twinrail = TWINRAIL_BIN;
     return b;
 }
 
@@ -117,6 +118,27 @@ TEST_F(LabSmoke, UpReachFailALeafRestoreDown) {
         lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 60s, 1s))
         << lab::labStatus(name_).dump(2);
     EXPECT_EQ(pingAllPlanes(name_, l.plan()), "") << "after the leaf came back";
+
+    // The operator CLI against a leaf's and a spine's Redis: table, JSON, and a stopped daemon.
+    auto cli = [this](const std::string& node, const std::string& args) {
+        return lab::sh(std::string(TWINRAIL_BIN) + " --redis-socket " + lab::PlanLab::stateDir(name_) + "/" +
+                       node + "/redis.sock " + args);
+    };
+    auto table = cli("p1-leaf1", "show host-routes --family 4");
+    EXPECT_EQ(table.rc, 0) << table.err;
+    EXPECT_NE(table.out.find("10.128.0.2 "), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("10.128.0.3 "), std::string::npos) << table.out;
+    auto rows = nlohmann::json::parse(cli("p1-leaf1", "--json show host-routes --interface swp1").out, nullptr, false);
+    ASSERT_TRUE(rows.is_array());
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["host"], "10.128.0.2");
+    auto ports = nlohmann::json::parse(cli("p1-spine2", "--json show path-quality").out, nullptr, false);
+    ASSERT_TRUE(ports.is_array());
+    EXPECT_EQ(ports.size(), 2u);
+    lab::inNode(name_, "p1-spine2", "pkill -x pathqd");
+    EXPECT_TRUE(lab::waitUntil([&cli] { return cli("p1-spine2", "show path-quality").rc == 3; }, 20s, 1s))
+        << "a stopped pathqd must give exit 3 once its state is 10 s old";
+    EXPECT_NE(cli("p1-spine2", "show path-quality").err.find("not running"), std::string::npos);
 
     auto removed = lab::PlanLab::down(name_);
     EXPECT_FALSE(removed.empty());

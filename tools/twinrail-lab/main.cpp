@@ -75,6 +75,7 @@ Options parse(int argc, char** argv) {
     o.bins.self = fs::canonical("/proc/self/exe").string();
     o.bins.hostrouted = sibling(o.bins.self, "../../daemons/hostrouted", "hostrouted");
     o.bins.pathqd = sibling(o.bins.self, "../../daemons/pathqd", "pathqd");
+    o.bins.twinrail = sibling(o.bins.self, "../twinrail", "twinrail");
     if (argc < 2) throw UsageError{"no command"};
     o.command = argv[1];
     for (int i = 2; i < argc; ++i) {

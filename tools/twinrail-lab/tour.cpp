@@ -105,6 +105,19 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins) {
     stateDb(lab, "p1-spine1", "--no-raw HGETALL 'PATH_QUALITY_TABLE|swp1'");
     stateDb(lab, "p1-leaf2", "KEYS 'PATH_WEIGHT_TABLE|*'");
 
+    step("The same through the operator CLI: `twinrail show ...` (table, or --json)");
+    auto cli = [&lab, &bins](const std::string& node, const std::string& args) {
+        std::string cmd =
+            "--redis-socket " + lab::PlanLab::stateDir(lab) + "/" + node + "/redis.sock " + args;
+        std::cout << "[" << node << "]$ twinrail " << args << "\n";
+        auto r = lab::sh(bins.twinrail + " " + cmd + " 2>&1");
+        std::cout << r.out;
+        return r.rc;
+    };
+    ok = cli("p1-leaf1", "show host-routes") == 0 && ok;
+    ok = cli("p1-spine1", "show path-quality") == 0 && ok;
+    ok = cli("p1-leaf2", "--json show weights") == 0 && ok;
+
     const std::vector<lab::FlowPair> pairs{
         {"srv1-nic2", "srv1-nic1"}, {"srv1-nic1", "srv1-nic2"}, {"srv2-nic1", "srv1-nic1"}};
     step("A leaf fails: p1-leaf1 (plane 1, rail 1) loses every link");

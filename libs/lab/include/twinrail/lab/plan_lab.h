@@ -22,7 +22,8 @@ namespace twinrail::lab {
 struct LabBinaries {
     std::string hostrouted = "hostrouted";
     std::string pathqd = "pathqd";
-    std::string self;  // this tool, re-run inside a namespace to announce a NIC
+    std::string self;      // this tool, re-run inside a namespace to announce a NIC
+    std::string twinrail = "twinrail";  // the operator CLI, for the tour
 };
 
 // The scaled-down plan the lab builds by default: 2 servers x 2 GPUs (2 rails), a 400G
