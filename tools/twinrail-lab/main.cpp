@@ -9,6 +9,7 @@
 
 #include "tour.h"
 #include "twinrail/common/sysexits.h"
+#include "twinrail/common/tool_main.h"
 #include "twinrail/lab/flow_probe.h"
 #include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/measure.h"
@@ -58,9 +59,7 @@ struct Options {
     lab::LabBinaries bins;
 };
 
-struct UsageError {
-    std::string message;
-};
+using twinrail::UsageError;
 
 // The daemons next to this binary (build tree or /usr/bin), else from PATH.
 std::string sibling(const std::string& self, const std::string& rel, const std::string& name) {
@@ -231,22 +230,6 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-            std::cout << kUsage;
-            return exitcode::kOk;
-        }
-    }
-    try {
-        return run(parse(argc, argv));
-    } catch (const UsageError& e) {
-        std::cerr << "twinrail-lab: " << e.message << "\n" << kUsage;
-        return exitcode::kUsage;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "twinrail-lab: " << e.what() << "\n";
-        return exitcode::kDataErr;
-    } catch (const std::exception& e) {
-        std::cerr << "twinrail-lab: " << e.what() << "\n";
-        return exitcode::kSoftware;
-    }
+    return twinrail::toolMain(argc, argv, "twinrail-lab", kUsage,
+                              [argc, argv] { return run(parse(argc, argv)); });
 }

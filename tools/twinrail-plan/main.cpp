@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "twinrail/common/sysexits.h"
+#include "twinrail/common/tool_main.h"
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/plan.h"
 
@@ -57,9 +58,7 @@ struct Args {
     std::vector<int> breakouts{1};
 };
 
-struct UsageError {
-    std::string message;
-};
+using twinrail::UsageError;
 
 int toInt(const std::string& flag, const std::string& v) {
     try {
@@ -236,19 +235,6 @@ int run(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-            std::cout << kUsage;
-            return exitcode::kOk;
-        }
-    }
-    try {
-        return run(parse(argc, argv));
-    } catch (const UsageError& e) {
-        std::cerr << "twinrail-plan: " << e.message << "\n" << kUsage;
-        return exitcode::kUsage;
-    } catch (const std::exception& e) {
-        std::cerr << "twinrail-plan: " << e.what() << "\n";
-        return exitcode::kSoftware;
-    }
+    return twinrail::toolMain(argc, argv, "twinrail-plan", kUsage,
+                              [argc, argv] { return run(parse(argc, argv)); });
 }

@@ -9,6 +9,7 @@
 
 #include "show_views.h"
 #include "twinrail/common/sysexits.h"
+#include "twinrail/common/tool_main.h"
 #include "twinrail/redis/sonic_db.h"
 #include "twinrail/redis/sync_reader.h"
 
@@ -51,9 +52,7 @@ struct Options {
     std::vector<std::string> words;  // command words and their own options
 };
 
-struct UsageError {
-    std::string message;
-};
+using twinrail::UsageError;
 
 Options parse(int argc, char** argv) {
     Options o;
@@ -163,6 +162,10 @@ int show(const Options& o) {
     const auto& w = o.words;
     if (w.size() < 2) throw UsageError{"show what?"};
     const std::string what = w[1];
+    if (what != "config" && what != "host-routes" && what != "path-quality" && what != "weights" &&
+        what != "stats") {
+        throw UsageError{"unknown: show " + what};
+    }
     StateReader r(o);
     if (what == "config") {
         if (!r.open("CONFIG_DB")) return exitcode::kUnavailable;

@@ -1,0 +1,42 @@
+// The shared shape of the command-line tools' main(): --help anywhere prints the usage,
+// a UsageError prints its message and the usage (64), a bad input (std::invalid_argument)
+// its message (65), anything else its message (70).
+#pragma once
+
+#include <exception>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include "twinrail/common/sysexits.h"
+
+namespace twinrail {
+
+struct UsageError {
+    std::string message;
+};
+
+template <typename Body>
+int toolMain(int argc, char** argv, const char* name, const char* usage, Body body) {
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::cout << usage;
+            return exitcode::kOk;
+        }
+    }
+    try {
+        return body();
+    } catch (const UsageError& e) {
+        std::cerr << name << ": " << e.message << "\n" << usage;
+        return exitcode::kUsage;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << name << ": " << e.what() << "\n";
+        return exitcode::kDataErr;
+    } catch (const std::exception& e) {
+        std::cerr << name << ": " << e.what() << "\n";
+        return exitcode::kSoftware;
+    }
+}
+
+}  // namespace twinrail
