@@ -6,6 +6,7 @@
 #include <set>
 
 #include "config.h"  // hostrouted's parser: the generated config must pass it
+#include "twinrail/lab/plan_lab.h"
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/plan.h"
 
@@ -50,14 +51,9 @@ std::string errorOf(const Request& r) {
     return std::holds_alternative<SizingError>(p) ? std::get<SizingError>(p).message : "";
 }
 
+// The lab's own plan, so that what these tests check is what the lab builds.
 Request labRequest() {
-    Request r;
-    r.gpus = 4;
-    r.gpusPerServer = 2;
-    r.leafModel = {"lab", 4, 200, {1}};
-    r.spinesPerPlane = 2;
-    r.hostBgp = true;
-    return r;
+    return twinrail::lab::defaultLabRequest();
 }
 
 }  // namespace

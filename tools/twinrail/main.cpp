@@ -146,12 +146,22 @@ int emit(const Options& o, const cli::View& v) {
     return exitcode::kOk;
 }
 
-// Prints a warning for each daemon whose state is stale; true when all of `daemons` are.
-bool warnStale(StateReader& r, const std::vector<std::pair<std::string, std::string>>& daemons) {
+// Each daemon's stats row (nullopt when it has none), read once.
+using DaemonStats = std::map<std::string, std::optional<cli::Fields>>;
+
+DaemonStats readStats(StateReader& r,
+                      const std::vector<std::pair<std::string, std::string>>& daemons) {
+    DaemonStats out;
+    for (const auto& [daemon, table] : daemons)
+        out[daemon] = r.row(table + r.separator() + "global");
+    return out;
+}
+
+// Prints why each daemon's state cannot be trusted; true when none of them can be.
+bool warnStale(const DaemonStats& stats) {
     bool allStale = true;
-    for (const auto& [daemon, statsKey] : daemons) {
-        auto why = cli::staleness(daemon, r.row(statsKey + r.separator() + "global"),
-                                  std::chrono::system_clock::now());
+    for (const auto& [daemon, row] : stats) {
+        auto why = cli::staleness(daemon, row, std::chrono::system_clock::now());
         if (why) std::cerr << "twinrail: " << *why << "\n";
         allStale = allStale && why.has_value();
     }
@@ -189,24 +199,25 @@ int show(const Options& o) {
                 throw UsageError{"show host-routes: unknown option " + w[i]};
             }
         }
-        bool stale = warnStale(r, {{"hostrouted", "HOST_ROUTE_STATS"}});
+        bool stale = warnStale(readStats(r, {{"hostrouted", "HOST_ROUTE_STATS"}}));
         emit(o, cli::hostRoutesView(r.table("HOST_ROUTE_TABLE"), f));
         return stale ? kNotRunning : exitcode::kOk;
     }
     if (w.size() > 2) throw UsageError{"show " + what + " takes no options"};
     if (what == "path-quality" || what == "weights") {
-        bool stale = warnStale(r, {{"pathqd", "PATHQD_STATS"}});
+        bool stale = warnStale(readStats(r, {{"pathqd", "PATHQD_STATS"}}));
         emit(o, what == "weights" ? cli::weightsView(r.table("PATH_WEIGHT_TABLE"))
                                   : cli::pathQualityView(r.table("PATH_QUALITY_TABLE")));
         return stale ? kNotRunning : exitcode::kOk;
     }
     if (what == "stats") {
+        auto rows = readStats(r, {{"hostrouted", "HOST_ROUTE_STATS"}, {"pathqd", "PATHQD_STATS"}});
         std::map<std::string, cli::Fields> stats;
-        for (const auto& [daemon, key] :
-             {std::pair{"hostrouted", "HOST_ROUTE_STATS"}, std::pair{"pathqd", "PATHQD_STATS"}})
-            if (auto f = r.row(std::string(key) + r.separator() + "global")) stats[daemon] = *f;
+        for (const auto& [daemon, row] : rows) {
+            if (row) stats[daemon] = *row;
+        }
         // A spine runs no hostrouted: only when neither daemon publishes is it an error.
-        bool stale = warnStale(r, {{"hostrouted", "HOST_ROUTE_STATS"}, {"pathqd", "PATHQD_STATS"}});
+        bool stale = warnStale(rows);
         emit(o, cli::statsView(stats));
         return stale ? kNotRunning : exitcode::kOk;
     }

@@ -122,7 +122,11 @@ void restoreNode(const std::string& lab, const LabBinaries& bins, const std::str
     auto r = inNode(lab, node, cmd);
     if (r.rc != 0) throw std::runtime_error("cannot restore " + target + ": " + r.out);
     // Each NIC on a restored link announces itself on it, as a NIC does on link up.
-    plan::Plan p = PlanLab::loadPlan(lab);
+    announceOn(lab, bins, PlanLab::loadPlan(lab), node, ports);
+}
+
+void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Plan& p,
+                const std::string& node, const std::vector<std::string>& ports) {
     std::set<std::string> onPorts(ports.begin(), ports.end());
     for (const auto& srv : p.servers) {
         for (const auto& nic : srv.nics) {

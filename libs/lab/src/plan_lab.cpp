@@ -70,7 +70,6 @@ plan::Plan PlanLab::loadPlan(const std::string& name) {
 }
 
 void PlanLab::up() {
-    down(name_);  // whatever a crashed or forgotten lab of this name left
     const auto& r = plan_.request;
     if (!r.hostBgp) {
         throw std::runtime_error(
@@ -84,6 +83,9 @@ void PlanLab::up() {
                                  " namespaces; the lab builds at most " +
                                  std::to_string(kMaxNamespaces) + " (scale the plan down)");
     }
+    // A plan that cannot be built leaves a running lab of this name alone; from here on,
+    // whatever a crashed or forgotten lab of this name left goes first.
+    down(name_);
     try {
         fs::create_directories(dir_);
         std::ofstream(dir_ + "/plan.json") << plan::toJson(plan_).dump(1) << "\n";
@@ -133,8 +135,14 @@ void PlanLab::buildNamespaces() {
     }
     // From here the lab lives on its own; `down` finds it by name.
     fabric.detach();
-    for (const auto& srv : plan_.servers)
-        for (const auto& nic : srv.nics) restoreNode(name_, bins_, nicNode(srv, nic));
+    // Every NIC announces itself on all its ports (its links are already up).
+    for (const auto& srv : plan_.servers) {
+        for (const auto& nic : srv.nics) {
+            std::vector<std::string> ports;
+            for (const auto& np : nic.ports) ports.push_back(np.name);
+            announceOn(name_, bins_, plan_, nicNode(srv, nic), ports);
+        }
+    }
 }
 
 void PlanLab::addressSwitches() {
@@ -151,7 +159,8 @@ void PlanLab::addressSwitches() {
                 }
             }
         }
-        inNode(name_, sw.name, cmd);
+        if (auto r = inNode(name_, sw.name, cmd); r.rc != 0)
+            throw std::runtime_error("cannot address " + sw.name + ": " + r.out);
     }
 }
 

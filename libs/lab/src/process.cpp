@@ -11,8 +11,6 @@
 #include <stdexcept>
 #include <thread>
 
-
-
 namespace twinrail::lab {
 
 ChildProcess::ChildProcess(std::vector<std::string> argv, std::string logPath)
@@ -25,14 +23,16 @@ ChildProcess::ChildProcess(std::vector<std::string> argv, std::string logPath)
     posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
     std::vector<char*> args;
     args.reserve(argv.size());
-for (auto& a : argv) args.push_back(a.data());
+    for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
     int rc = posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
 }
 
-ChildProcess::~ChildProcess() { stop(); }
+ChildProcess::~ChildProcess() {
+    stop();
+}
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
     : pid_(other.pid_), exitCode_(other.exitCode_), log_(std::move(other.log_)) {

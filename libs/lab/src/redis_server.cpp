@@ -8,14 +8,16 @@ RedisServer::RedisServer(std::string dir) : dir_(std::move(dir)), socket_(dir_ +
     std::filesystem::create_directories(dir_);
 }
 
-RedisServer::~RedisServer() { stop(); }
+RedisServer::~RedisServer() {
+    stop();
+}
 
 void RedisServer::start() {
     std::filesystem::remove(socket_);
-    process_ = ChildProcess({"redis-server", "--port", "0", "--unixsocket", socket_,
-                             "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
-                             "--dir", dir_, "--databases", "16"},
-                            dir_ + "/redis.log");
+    process_ = ChildProcess(
+        {"redis-server", "--port", "0", "--unixsocket", socket_, "--unixsocketperm", "700",
+         "--save", "", "--appendonly", "no", "--dir", dir_, "--databases", "16"},
+        dir_ + "/redis.log");
     if (!waitUntil([this] { return cli(0, "PING").find("PONG") != std::string::npos; },
                    std::chrono::seconds(10)))
         throw std::runtime_error("redis-server did not start; see " + dir_ + "/redis.log");

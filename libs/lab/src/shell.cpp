@@ -19,7 +19,7 @@ std::string shOk(const std::string& command, std::chrono::milliseconds timeout) 
     if (r.rc != 0) {
         throw std::runtime_error("command failed (rc " + std::to_string(r.rc) + "): " + command +
                                  "\n" + r.err + r.out);
-}
+    }
     return r.out;
 }
 

@@ -22,7 +22,7 @@ namespace twinrail::lab {
 struct LabBinaries {
     std::string hostrouted = "hostrouted";
     std::string pathqd = "pathqd";
-    std::string self;      // this tool, re-run inside a namespace to announce a NIC
+    std::string self;                   // this tool, re-run inside a namespace to announce a NIC
     std::string twinrail = "twinrail";  // the operator CLI, for the tour
 };
 
@@ -82,6 +82,11 @@ NodeResult inNode(const std::string& labName, const std::string& node, const std
 // has the NICs on it announce themselves again, as a NIC does when its link comes up.
 void failNode(const std::string& labName, const std::string& target);
 void restoreNode(const std::string& labName, const LabBinaries& bins, const std::string& target);
+
+// Has every NIC whose port is one of `ports` of `node` (a NIC or a leaf) announce itself
+// on that port.
+void announceOn(const std::string& labName, const LabBinaries& bins, const plan::Plan& plan,
+                const std::string& node, const std::vector<std::string>& ports);
 
 // Sends the NIC's "dual-send ARP": an ARP request for the gateway from the NIC's address,
 // out of one port. Runs inside the NIC's namespace (twinrail-lab announce ...).
