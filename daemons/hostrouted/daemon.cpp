@@ -354,9 +354,16 @@ void Daemon::publishStats() {
                        "netlink_overflows", std::to_string(m.overflows),
                        "netlink_malformed", std::to_string(m.malformed),
                        "config_rejected", std::to_string(configRejected_),
+                       "redis_errors", std::to_string(redisErrors_ + hostTable_->errors()),
                        "frr_config", frrStatus_,
                        "updated", wallClock(Clock::now(), Clock::now(),
-                                            std::chrono::system_clock::now())});
+                                            std::chrono::system_clock::now())},
+                      [this](const redis::Value& r) { countRedisError(r); });
+}
+
+void Daemon::countRedisError(const redis::Value& reply) {
+    if (!reply.isError() || reply.connectionLost()) return;
+    if (redisErrors_++ == 0) log::warning("redis STATE_DB: stats write refused: ", reply.str);
 }
 
 }  // namespace twinrail::hostrouted

@@ -32,7 +32,7 @@ struct DaemonOptions {
 };
 
 class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
-public:
+  public:
     Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
            netlink::RouteProgrammer& routes);
     ~Daemon() override;
@@ -55,7 +55,7 @@ public:
     void sendProbe(const HostRecord& host) override;
     void hostChanged(const IpAddr& ip) override;
 
-private:
+  private:
     struct Port {
         netlink::LinkState link;
         bool managed = false;
@@ -71,6 +71,7 @@ private:
     void applyProxy(const Port& port);
     void checkFrr();
     void publishStats();
+    void countRedisError(const redis::Value& reply);
     std::optional<redis::Fields> hostRowFor(const std::string& key) const;
     std::vector<std::string> allHostKeys() const;
 
@@ -94,6 +95,7 @@ private:
     std::string frrStatus_ = "unchecked";
     uint64_t refusedLogged_ = 0;
     uint64_t configRejected_ = 0;
+    uint64_t redisErrors_ = 0;
 };
 
 }  // namespace twinrail::hostrouted

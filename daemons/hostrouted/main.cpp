@@ -13,42 +13,49 @@ namespace hr = twinrail::hostrouted;
 
 namespace {
 
-// Owns the daemon so the hooks capture one pointer, never locals by reference.
-struct Runtime {
-    std::unique_ptr<tr::netlink::KernelRouteTable> routes;
-    std::unique_ptr<hr::Daemon> daemon;
+hr::DaemonOptions daemonOptions(const tr::service::StartContext& ctx) {
+    hr::DaemonOptions d;
+    if (ctx.stateDb) {
+        d.stateDb = ctx.stateDb->endpoint;
+        d.stateDbId = ctx.stateDb->id;
+        d.stateDbSeparator = ctx.stateDb->separator;
+    }
+    d.vtysh = ctx.options.vtysh;
+    d.checkFrr = ctx.options.checkFrr;
+    return d;
+}
+
+// The route table is declared first, so the daemon that writes through it goes first.
+class Running final : public tr::service::RunningDaemon {
+  public:
+    Running(const hr::Config& cfg, const tr::service::StartContext& ctx)
+        : daemon_(ctx.io, cfg, daemonOptions(ctx), routes_) {
+        if (cfg.interfaces.empty())
+            tr::log::warning("no HOSTROUTED_INTERFACE entries; no host routes");
+        daemon_.start();
+    }
+    void apply(const nlohmann::json& doc) override {
+        daemon_.applyConfig(std::get<hr::Config>(hr::parseConfig(doc)));
+    }
+    void stop() override { daemon_.stop(); }
+
+  private:
+    tr::netlink::KernelRouteTable routes_;
+    hr::Daemon daemon_;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    auto rt = std::make_shared<Runtime>();
     tr::service::Hooks hooks;
     hooks.check = [](const nlohmann::json& doc) -> std::optional<std::string> {
         auto parsed = hr::parseConfig(doc);
         if (const auto* err = std::get_if<hr::ConfigError>(&parsed)) return err->str();
         return std::nullopt;
     };
-    hooks.start = [rt](const nlohmann::json& doc, const tr::service::StartContext& ctx) {
-        const auto cfg = std::get<hr::Config>(hr::parseConfig(doc));
-        if (cfg.interfaces.empty())
-            tr::log::warning("no HOSTROUTED_INTERFACE entries; no host routes");
-        hr::DaemonOptions d;
-        if (ctx.stateDb) {
-            d.stateDb = ctx.stateDb->endpoint;
-            d.stateDbId = ctx.stateDb->id;
-            d.stateDbSeparator = ctx.stateDb->separator;
-        }
-        d.vtysh = ctx.options.vtysh;
-        d.checkFrr = ctx.options.checkFrr;
-        rt->routes = std::make_unique<tr::netlink::KernelRouteTable>();
-        rt->daemon = std::make_unique<hr::Daemon>(ctx.io, cfg, d, *rt->routes);
-        rt->daemon->start();
+    hooks.start = [](const nlohmann::json& doc, const tr::service::StartContext& ctx) {
+        return std::make_unique<Running>(std::get<hr::Config>(hr::parseConfig(doc)), ctx);
     };
-    hooks.apply = [rt](const nlohmann::json& doc) {
-        rt->daemon->applyConfig(std::get<hr::Config>(hr::parseConfig(doc)));
-    };
-    hooks.stop = [rt] { rt->daemon->stop(); };
     return tr::service::serviceMain(
         {"hostrouted",
          "Turns live hosts on host-facing ports into /32 and /128 routes that FRR advertises.",

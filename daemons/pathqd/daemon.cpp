@@ -417,8 +417,16 @@ void Daemon::publishStats() {
                        std::to_string(i.unmapped),
                        "config_rejected",
                        std::to_string(stats_.configRejected),
+                       "redis_errors",
+                       std::to_string(stats_.redisErrors + qualityTable_->errors() +
+                                      weightTable_->errors()),
                        "updated",
-                       isoTime(std::chrono::system_clock::now())});
+                       isoTime(std::chrono::system_clock::now())},
+                      [this](const redis::Value& r) {
+                          if (!r.isError() || r.connectionLost()) return;
+                          if (stats_.redisErrors++ == 0)
+                              log::warning("redis STATE_DB: stats write refused: ", r.str);
+                      });
 }
 
 }  // namespace twinrail::pathqd

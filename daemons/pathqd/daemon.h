@@ -54,6 +54,7 @@ struct DaemonStats {
     uint64_t overruns = 0;  // a period started while the last read was still running
     uint64_t levelChanges = 0;
     uint64_t configRejected = 0;
+    uint64_t redisErrors = 0;  // STATE_DB writes refused
 };
 
 class Daemon {

@@ -12,10 +12,6 @@ namespace pq = twinrail::pathqd;
 
 namespace {
 
-struct Runtime {
-    std::unique_ptr<pq::Daemon> daemon;
-};
-
 std::unique_ptr<pq::CounterSource> makeSource(const pq::Config& cfg,
                                               const tr::service::StartContext& ctx) {
     if (cfg.source == pq::CounterKind::Linux) return std::make_unique<pq::LinuxCounterSource>();
@@ -25,34 +21,46 @@ std::unique_ptr<pq::CounterSource> makeSource(const pq::Config& cfg,
                                                     appl.endpoint, appl.id);
 }
 
+pq::DaemonOptions daemonOptions(const tr::service::StartContext& ctx) {
+    pq::DaemonOptions d;
+    if (ctx.stateDb) {
+        d.stateDb = ctx.stateDb->endpoint;
+        d.stateDbId = ctx.stateDb->id;
+        d.stateDbSeparator = ctx.stateDb->separator;
+    }
+    d.vtysh = ctx.options.vtysh;
+    d.useFrr = ctx.options.checkFrr;
+    return d;
+}
+
+class Running final : public tr::service::RunningDaemon {
+  public:
+    Running(const pq::Config& cfg, const tr::service::StartContext& ctx)
+        : daemon_(ctx.io, cfg, daemonOptions(ctx), makeSource(cfg, ctx)) {
+        if (cfg.ports.empty()) tr::log::warning("no PATHQD_PORT entries; nothing to measure");
+        daemon_.start();
+    }
+    void apply(const nlohmann::json& doc) override {
+        daemon_.applyConfig(std::get<pq::Config>(pq::parseConfig(doc)));
+    }
+    void stop() override { daemon_.stop(); }
+
+  private:
+    pq::Daemon daemon_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    auto rt = std::make_shared<Runtime>();
     tr::service::Hooks hooks;
     hooks.check = [](const nlohmann::json& doc) -> std::optional<std::string> {
         auto parsed = pq::parseConfig(doc);
         if (const auto* err = std::get_if<pq::ConfigError>(&parsed)) return err->str();
         return std::nullopt;
     };
-    hooks.start = [rt](const nlohmann::json& doc, const tr::service::StartContext& ctx) {
-        const auto cfg = std::get<pq::Config>(pq::parseConfig(doc));
-        if (cfg.ports.empty()) tr::log::warning("no PATHQD_PORT entries; nothing to measure");
-        pq::DaemonOptions d;
-        if (ctx.stateDb) {
-            d.stateDb = ctx.stateDb->endpoint;
-            d.stateDbId = ctx.stateDb->id;
-            d.stateDbSeparator = ctx.stateDb->separator;
-        }
-        d.vtysh = ctx.options.vtysh;
-        d.useFrr = ctx.options.checkFrr;
-        rt->daemon = std::make_unique<pq::Daemon>(ctx.io, cfg, d, makeSource(cfg, ctx));
-        rt->daemon->start();
+    hooks.start = [](const nlohmann::json& doc, const tr::service::StartContext& ctx) {
+        return std::make_unique<Running>(std::get<pq::Config>(pq::parseConfig(doc)), ctx);
     };
-    hooks.apply = [rt](const nlohmann::json& doc) {
-        rt->daemon->applyConfig(std::get<pq::Config>(pq::parseConfig(doc)));
-    };
-    hooks.stop = [rt] { rt->daemon->stop(); };
     return tr::service::serviceMain(
         {"pathqd",
          "Turns measured link quality into BGP link-bandwidth weights (weighted ECMP).",

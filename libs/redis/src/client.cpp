@@ -66,8 +66,48 @@ struct Client::Adapter : std::enable_shared_from_this<Client::Adapter> {
     }
 };
 
+namespace {
+Value convert(const redisReply* r) {
+    Value v;
+    if (r == nullptr) return v;
+    switch (r->type) {
+        case REDIS_REPLY_STRING:
+            v.type = Value::Type::String;
+            break;
+        case REDIS_REPLY_STATUS:
+            v.type = Value::Type::Status;
+            break;
+        case REDIS_REPLY_ERROR:
+            v.type = Value::Type::Error;
+            break;
+        case REDIS_REPLY_INTEGER:
+            v.type = Value::Type::Integer;
+            break;
+        case REDIS_REPLY_ARRAY:
+            v.type = Value::Type::Array;
+            break;
+        default:
+            v.type = Value::Type::Nil;
+            break;
+    }
+    if (r->str != nullptr) v.str.assign(r->str, r->len);
+    v.integer = r->integer;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; ++i)
+        v.elements.push_back(convert(r->element[i]));
+    return v;
+}
+
+struct Pending {
+    ReplyHandler handler;
+    bool persistent;
+};
+}  // namespace
+
 Client::Client(boost::asio::io_context& io, Endpoint endpoint, int db, std::string name)
-    : io_(io), endpoint_(std::move(endpoint)), db_(db), name_(std::move(name)),
+    : io_(io),
+      endpoint_(std::move(endpoint)),
+      db_(db),
+      name_(std::move(name)),
       reconnectTimer_(io) {}
 
 Client::~Client() {
@@ -88,7 +128,7 @@ void Client::stop() {
     if (ctx_ != nullptr) {
         redisAsyncContext* c = ctx_;
         ctx_ = nullptr;
-        connected_ = false;
+        connected_ = announced_ = false;
         c->data = nullptr;
         redisAsyncFree(c);
     }
@@ -120,11 +160,36 @@ void Client::connect() {
     c->ev.cleanup = &Adapter::cleanup;
     redisAsyncSetConnectCallback(c, &Client::connectCallback);
     redisAsyncSetDisconnectCallback(c, &Client::disconnectCallback);
-    // SELECT is queued first, so every command the owner sends lands in the right DB.
+    // SELECT is queued first, so every command the owner sends lands in the right DB;
+    // the owner hears of the connection only when it has succeeded.
     std::string dbArg = std::to_string(db_);
     const char* argv[] = {"SELECT", dbArg.c_str()};
     size_t lens[] = {6, dbArg.size()};
-    redisAsyncCommandArgv(c, nullptr, nullptr, 2, argv, lens);
+    redisAsyncCommandArgv(c, &Client::selectCallback, nullptr, 2, argv, lens);
+}
+
+void Client::selectCallback(redisAsyncContext* ac, void* reply, void* /*privdata*/) {
+    auto* self = static_cast<Client*>(ac->data);
+    if (self == nullptr || reply == nullptr) return;  // stopping, or the connection went
+    self->handleSelected(convert(static_cast<redisReply*>(reply)));
+}
+
+void Client::handleSelected(const Value& reply) {
+    if (reply.isError() || reply.type != Value::Type::Status) {
+        if (!loggedSelect_) {
+            log::error("redis ", name_, ": ", endpoint_.describe(), " refused SELECT ", db_, ": ",
+                       reply.str.empty() ? "unexpected reply" : reply.str,
+                       " (check the DB id in database_config.json); retrying");
+            loggedSelect_ = true;
+        }
+        if (ctx_ != nullptr) redisAsyncDisconnect(ctx_);  // reconnects with backoff
+        return;
+    }
+    connected_ = announced_ = true;
+    loggedDown_ = loggedSelect_ = false;
+    backoff_ = std::chrono::milliseconds(100);
+    log::info("redis ", name_, ": connected to ", endpoint_.describe(), " db ", db_);
+    if (onConnected_) onConnected_();
 }
 
 void Client::scheduleReconnect() {
@@ -148,64 +213,43 @@ void Client::handleConnect(int status) {
     if (status != REDIS_OK) {
         // hiredis frees the context after this callback.
         if (!loggedDown_) {
-            log::warning("redis ", name_, ": cannot connect to ", endpoint_.describe(),
-                         ": ", ctx_ != nullptr ? ctx_->errstr : "", "; retrying");
+            log::warning("redis ", name_, ": cannot connect to ", endpoint_.describe(), ": ",
+                         ctx_ != nullptr ? ctx_->errstr : "", "; retrying");
             loggedDown_ = true;
         }
         ctx_ = nullptr;
         scheduleReconnect();
         return;
     }
-    connected_ = true;
-    loggedDown_ = false;
-    backoff_ = std::chrono::milliseconds(100);
-    log::info("redis ", name_, ": connected to ", endpoint_.describe(), " db ", db_);
-    if (onConnected_) onConnected_();
+    // Connected at the socket level; the SELECT reply (selectCallback) completes it.
 }
 
 void Client::handleDisconnect() {
-    bool was = connected_;
+    bool was = announced_;
+    announced_ = false;
     connected_ = false;
     ctx_ = nullptr;
     pending_ = 0;
     if (was) {
-        log::warning("redis ", name_, ": connection lost; routing continues, state will be "
+        log::warning("redis ", name_,
+                     ": connection lost; routing continues, state will be "
                      "republished on reconnect");
         if (onDisconnected_) onDisconnected_();
     }
     scheduleReconnect();
 }
 
-namespace {
-Value convert(const redisReply* r) {
-    Value v;
-    if (r == nullptr) return v;
-    switch (r->type) {
-        case REDIS_REPLY_STRING: v.type = Value::Type::String; break;
-        case REDIS_REPLY_STATUS: v.type = Value::Type::Status; break;
-        case REDIS_REPLY_ERROR: v.type = Value::Type::Error; break;
-        case REDIS_REPLY_INTEGER: v.type = Value::Type::Integer; break;
-        case REDIS_REPLY_ARRAY: v.type = Value::Type::Array; break;
-        default: v.type = Value::Type::Nil; break;
-    }
-    if (r->str != nullptr) v.str.assign(r->str, r->len);
-    v.integer = r->integer;
-    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; ++i)
-        v.elements.push_back(convert(r->element[i]));
-    return v;
-}
-
-struct Pending {
-    ReplyHandler handler;
-    bool persistent;
-};
-}  // namespace
-
 void Client::replyCallback(redisAsyncContext* ac, void* reply, void* privdata) {
     auto* pending = static_cast<Pending*>(privdata);
     auto* self = static_cast<Client*>(ac->data);
-    // reply == nullptr means the context is going away: release without calling.
-    if (reply != nullptr && pending->handler) pending->handler(convert(static_cast<redisReply*>(reply)));
+    if (reply != nullptr) {
+        if (pending->handler) pending->handler(convert(static_cast<redisReply*>(reply)));
+    } else if (self != nullptr) {
+        // The connection dropped with this command outstanding. hiredis runs these before
+        // the disconnect callback: refuse new commands from here on, then tell the owner.
+        self->connected_ = false;
+        if (pending->handler) pending->handler(Value::error(Value::kLost));
+    }  // else: stop() or the destructor freed the context; the owner is not listening
     bool keep = pending->persistent && reply != nullptr && !(ac->c.flags & REDIS_FREEING);
     if (!keep) {
         if (self != nullptr && self->pending_ > 0 && !pending->persistent) --self->pending_;

@@ -18,6 +18,7 @@ return out
 )lua";
 
 constexpr auto kDebounce = std::chrono::milliseconds(100);
+constexpr auto kPollWithoutNotifications = std::chrono::seconds(10);
 
 }  // namespace
 
@@ -36,37 +37,69 @@ nlohmann::json rowsToConfigDb(const std::vector<std::pair<std::string, Fields>>&
 }
 
 ConfigDbWatcher::ConfigDbWatcher(boost::asio::io_context& io, const Endpoint& endpoint, int db,
-                                 char separator, std::vector<std::string> tables,
-                                 Handler onConfig)
+                                 char separator, std::vector<std::string> tables, Handler onConfig)
     : reader_(io, endpoint, db, "config reader"),
-      subscriber_(io, endpoint, db, "config subscriber"), db_(db), separator_(separator),
-      tables_(std::move(tables)), onConfig_(std::move(onConfig)), debounce_(io) {}
+      subscriber_(io, endpoint, db, "config subscriber"),
+      db_(db),
+      separator_(separator),
+      tables_(std::move(tables)),
+      onConfig_(std::move(onConfig)),
+      debounce_(io),
+      poll_(io) {}
 
 void ConfigDbWatcher::start() {
     reader_.onConnected([this] {
-        // Keyspace events are off in a stock redis.conf; SONiC turns them on. Add the
-        // flags we need without dropping any the operator set.
-        reader_.command({"CONFIG", "GET", "notify-keyspace-events"}, [this](const Value& v) {
-            std::string flags = v.elements.size() == 2 ? v.elements[1].str : "";
-            bool hasK = flags.find('K') != std::string::npos;
-            bool hasA = flags.find('A') != std::string::npos;
-            if (!hasK || !hasA) reader_.command({"CONFIG", "SET", "notify-keyspace-events",
-                                                 flags + (hasK ? "" : "K") + (hasA ? "" : "A")});
-            readAll();
-        });
+        reader_.command({"CONFIG", "GET", "notify-keyspace-events"},
+                        [this](const Value& v) { enableNotifications(v); });
     });
     subscriber_.onConnected([this] { subscribe(); });
     reader_.start();
     subscriber_.start();
 }
 
+// Keyspace events are off in a stock redis.conf; SONiC turns them on. Add the flags we
+// need without dropping any the operator set.
+void ConfigDbWatcher::enableNotifications(const Value& current) {
+    if (current.connectionLost()) return;  // asked again on reconnect
+    std::string flags =
+        !current.isError() && current.elements.size() == 2 ? current.elements[1].str : "";
+    bool hasK = flags.find('K') != std::string::npos;
+    bool hasA = flags.find('A') != std::string::npos;
+    if (hasK && hasA) return readAll();
+    reader_.command(
+        {"CONFIG", "SET", "notify-keyspace-events", flags + (hasK ? "" : "K") + (hasA ? "" : "A")},
+        [this](const Value& r) {
+            if (r.connectionLost()) return;
+            if (r.isError()) pollInstead(r.str);
+            readAll();
+        });
+}
+
+void ConfigDbWatcher::pollInstead(const std::string& why) {
+    if (!polling_) {
+        log::error("CONFIG_DB: cannot turn on keyspace notifications (", why,
+                   "); re-reading the config every ",
+                   std::chrono::seconds(kPollWithoutNotifications).count(), " s instead");
+    }
+    polling_ = true;
+    poll_.expires_after(kPollWithoutNotifications);
+    poll_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec) return;
+        readAll();
+        pollInstead("");
+    });
+}
+
 void ConfigDbWatcher::stop() {
     debounce_.cancel();
+    poll_.cancel();
     reader_.stop();
     subscriber_.stop();
 }
 
-void ConfigDbWatcher::reload() { scheduleReload(); }
+void ConfigDbWatcher::reload() {
+    scheduleReload();
+}
 
 void ConfigDbWatcher::subscribe() {
     for (const auto& table : tables_) {
@@ -92,6 +125,7 @@ void ConfigDbWatcher::readAll() {
     std::vector<std::string> args{"EVAL", kReadTables, "0"};
     for (const auto& t : tables_) args.push_back(t + separator_ + "*");
     bool sent = reader_.command(args, [this](const Value& v) {
+        if (v.connectionLost()) return;  // read again on reconnect
         if (v.isError() || v.type != Value::Type::Array) {
             log::error("CONFIG_DB: cannot read config tables: ", v.str);
             return;

@@ -18,8 +18,7 @@ DbLocation resolveDb(const std::string& name, const Endpoint& fallback,
     if (!configPath.empty() && std::filesystem::exists(configPath)) {
         std::ifstream in(configPath);
         nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-        if (doc.is_discarded())
-            throw std::runtime_error(configPath + ": not valid JSON");
+        if (doc.is_discarded()) throw std::runtime_error(configPath + ": not valid JSON");
         const auto& db = doc["DATABASES"][name];
         if (!db.is_object() || !db["id"].is_number_integer())
             throw std::runtime_error(configPath + ": DATABASES." + name + ".id missing");

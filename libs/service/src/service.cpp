@@ -1,5 +1,6 @@
 #include "twinrail/service/service.h"
 
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -47,13 +48,22 @@ std::variant<nlohmann::json, std::string> readJsonFile(const std::string& path) 
 
 }  // namespace
 
-std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
+std::optional<int> parsePort(const std::string& v) {
+    int port = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), port);
+    if (ec != std::errc() || end != v.data() + v.size() || port < 1 || port > 65535)
+        return std::nullopt;
+    return port;
+}
+
+ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
+    const ParsedArgs bad{std::nullopt, exitcode::kUsage};
     CommonOptions o;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--help" || a == "-h") {
             std::cout << usage(spec);
-            std::exit(0);
+            return ParsedArgs{std::nullopt, exitcode::kOk};
         }
         if (a == "--check-config") {
             o.checkOnly = true;
@@ -72,11 +82,11 @@ std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, 
             "--db-config", "--vtysh",        "--frr-pathspace", "--log-level"};
         if (kValued.count(a) == 0) {
             std::cerr << spec.name << ": unknown option " << a << "\n" << usage(spec);
-            return std::nullopt;
+            return bad;
         }
         if (i + 1 >= argc) {
             std::cerr << spec.name << ": " << a << " needs a value\n";
-            return std::nullopt;
+            return bad;
         }
         std::string v = argv[++i];
         if (a == "--config") {
@@ -86,7 +96,12 @@ std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, 
         } else if (a == "--redis-host") {
             o.redis.host = v, o.redisGiven = true;
         } else if (a == "--redis-port") {
-            o.redis.port = std::atoi(v.c_str()), o.redisGiven = true;
+            auto port = parsePort(v);
+            if (!port) {
+                std::cerr << spec.name << ": --redis-port " << v << ": not a port (1-65535)\n";
+                return bad;
+            }
+            o.redis.port = *port, o.redisGiven = true;
         } else if (a == "--db-config") {
             o.dbConfig = v;
         } else if (a == "--vtysh") {
@@ -103,12 +118,12 @@ std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, 
             auto it = kLevels.find(v);
             if (it == kLevels.end()) {
                 std::cerr << spec.name << ": unknown log level " << v << "\n";
-                return std::nullopt;
+                return bad;
             }
             o.level = it->second;
         }
     }
-    return o;
+    return ParsedArgs{o, exitcode::kOk};
 }
 
 ServiceHost::ServiceHost(ServiceSpec spec, CommonOptions options, Hooks hooks)
@@ -116,6 +131,17 @@ ServiceHost::ServiceHost(ServiceSpec spec, CommonOptions options, Hooks hooks)
       opts_(std::move(options)),
       hooks_(std::move(hooks)),
       signals_(io_, SIGTERM, SIGINT, SIGHUP) {}
+
+ServiceHost::~ServiceHost() {
+    release();
+}
+
+void ServiceHost::release() {
+    // Reverse order of creation; all of them were made with io_, which outlives them.
+    daemon_.reset();
+    watchdog_.reset();
+    watcher_.reset();
+}
 
 int ServiceHost::run() {
     try {
@@ -135,6 +161,7 @@ int ServiceHost::run() {
         watcher_->start();
     }
     io_.run();
+    release();
     return exitCode_;
 }
 
@@ -176,12 +203,12 @@ void ServiceHost::onConfig(const nlohmann::json& doc, const std::string& origin)
         log::notice("config OK");
         return shutdown(exitcode::kOk);
     }
-    if (started_) return hooks_.apply(doc);
+    if (started_) return daemon_->apply(doc);
     StartContext ctx{io_, opts_, std::nullopt};
     if (!(opts_.noStateDb || (!opts_.configFile.empty() && !opts_.redisGiven)))
         ctx.stateDb = stateDb_;
     try {
-        hooks_.start(doc, ctx);
+        daemon_ = hooks_.start(doc, ctx);
     } catch (const std::exception& e) {
         log::error("cannot start: ", e.what());
         return shutdown(exitcode::kOsErr);
@@ -194,17 +221,17 @@ void ServiceHost::onConfig(const nlohmann::json& doc, const std::string& origin)
 void ServiceHost::shutdown(int code) {
     exitCode_ = code;
     if (watchdog_) watchdog_->stop();
-    if (started_ && hooks_.stop) hooks_.stop();
+    if (daemon_) daemon_->stop();
     if (watcher_) watcher_->stop();
     io_.stop();
 }
 
 int serviceMain(const ServiceSpec& spec, int argc, char** argv, const Hooks& hooks) {
-    auto opts = parseCommonArgs(spec, argc, argv);
-    if (!opts) return exitcode::kUsage;
-    log::setMaxPriority(opts->level);
+    auto parsed = parseCommonArgs(spec, argc, argv);
+    if (!parsed.options) return parsed.exitCode;
+    log::setMaxPriority(parsed.options->level);
     try {
-        ServiceHost host(spec, std::move(*opts), hooks);
+        ServiceHost host(spec, std::move(*parsed.options), hooks);
         return host.run();
     } catch (const std::exception& e) {
         log::error("fatal: ", e.what());

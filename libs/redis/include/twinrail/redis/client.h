@@ -1,6 +1,11 @@
 // One asynchronous Redis connection on the daemon's io_context (hiredis + an asio
 // adapter), reconnecting with backoff. Nothing here blocks: while Redis is down,
 // commands are refused and the owner republishes after onConnected.
+//
+// Every accepted command completes: its handler gets the reply, or an error Value for
+// which connectionLost() is true when the connection drops first. Owners that count
+// outstanding replies can rely on that. After stop() no handler is called any more.
+// The connection counts as up only once SELECT of the configured DB has succeeded.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -29,13 +34,21 @@ struct Value {
     long long integer = 0;
     std::vector<Value> elements;
     bool isError() const { return type == Type::Error; }
+    bool connectionLost() const { return isError() && str == kLost; }
+    static Value error(std::string what) {
+        Value v;
+        v.type = Type::Error;
+        v.str = std::move(what);
+        return v;
+    }
+    static constexpr const char* kLost = "connection lost";
 };
 
 using ReplyHandler = std::function<void(const Value&)>;
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
 class Client {
-public:
+  public:
     Client(boost::asio::io_context& io, Endpoint endpoint, int db, std::string name);
     ~Client();
     Client(const Client&) = delete;
@@ -52,24 +65,28 @@ public:
     bool command(const std::vector<std::string>& args, ReplyHandler handler = {});
     size_t pendingReplies() const { return pending_; }
 
-private:
+  private:
     struct Adapter;
     void connect();
     void scheduleReconnect();
     void handleConnect(int status);
+    void handleSelected(const Value& reply);
     void handleDisconnect();
     static void connectCallback(const redisAsyncContext* ac, int status);
     static void disconnectCallback(const redisAsyncContext* ac, int status);
     static void replyCallback(redisAsyncContext* ac, void* reply, void* privdata);
+    static void selectCallback(redisAsyncContext* ac, void* reply, void* privdata);
 
     boost::asio::io_context& io_;
     Endpoint endpoint_;
     int db_;
     std::string name_;
     redisAsyncContext* ctx_ = nullptr;
-    bool connected_ = false;
+    bool connected_ = false;  // commands are accepted
+    bool announced_ = false;  // the owner was told (onConnected) and not yet told otherwise
     bool stopping_ = false;
     bool loggedDown_ = false;
+    bool loggedSelect_ = false;
     size_t pending_ = 0;
     std::chrono::milliseconds backoff_{100};
     boost::asio::steady_timer reconnectTimer_;

@@ -1,7 +1,8 @@
 // Reads chosen CONFIG_DB tables into the config_db.json shape
 // ({"TABLE": {"key": {"field": "value"}}}) and re-reads them whenever a keyspace
 // notification says one changed. A daemon parses the same shape from a file on a
-// machine without Redis, so there is one config parser, not two.
+// machine without Redis, so there is one config parser, not two. Where keyspace
+// notifications cannot be turned on (CONFIG refused), it re-reads every 10 s instead.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -16,7 +17,7 @@
 namespace twinrail::redis {
 
 class ConfigDbWatcher {
-public:
+  public:
     using Handler = std::function<void(const nlohmann::json& configDb)>;
 
     ConfigDbWatcher(boost::asio::io_context& io, const Endpoint& endpoint, int db, char separator,
@@ -25,8 +26,10 @@ public:
     void stop();
     void reload();  // re-read now (SIGHUP)
 
-private:
+  private:
     void subscribe();
+    void enableNotifications(const Value& current);
+    void pollInstead(const std::string& why);
     void scheduleReload();
     void readAll();
 
@@ -37,6 +40,8 @@ private:
     std::vector<std::string> tables_;
     Handler onConfig_;
     boost::asio::steady_timer debounce_;
+    boost::asio::steady_timer poll_;
+    bool polling_ = false;
 };
 
 // Splits "TABLE|key" on the first separator only (IPv6 keys contain ':').

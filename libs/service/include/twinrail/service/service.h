@@ -2,7 +2,11 @@
 // config source (a config_db.json-shaped file re-read on SIGHUP, or live CONFIG_DB
 // tables), refuse bad config with exit code 78 at start and keep the last good config
 // afterwards, handle SIGTERM/SIGINT, and ping the systemd watchdog. A daemon supplies
-// its config parser and its start/apply/stop through Hooks.
+// its config check and a start hook that returns the running daemon.
+//
+// Lifetime: the host owns the running daemon and destroys it after its io_context has
+// stopped and before the io_context itself goes, so no timer, socket or Redis client of
+// the daemon ever outlives the io_context it was made with.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -41,8 +45,11 @@ struct CommonOptions {
     log::Priority level = log::Priority::Info;
 };
 
-// Exits 0 after printing usage for --help; nullopt (and a message) on a bad option.
-std::optional<CommonOptions> parseCommonArgs(const ServiceSpec& spec, int argc, char** argv);
+struct ParsedArgs {
+    std::optional<CommonOptions> options;  // empty: usage was printed (help, or a bad option)
+    int exitCode = 0;                      // when empty: 0 after --help, 64 after a bad option
+};
+ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv);
 
 // Where the running daemon publishes state; empty when it should not.
 struct StartContext {
@@ -51,19 +58,30 @@ struct StartContext {
     std::optional<redis::DbLocation> stateDb;
 };
 
+// A started daemon, as the host holds it.
+class RunningDaemon {
+  public:
+    virtual ~RunningDaemon() = default;
+    virtual void apply(const nlohmann::json& doc) = 0;  // a later good config
+    virtual void stop() = 0;                            // SIGTERM: leave routes in place
+};
+
 struct Hooks {
     // Parses `doc`; returns "where: what" for bad config. Must not change anything.
     std::function<std::optional<std::string>(const nlohmann::json& doc)> check;
-    // First good config: build and start the daemon; throw std::exception on failure.
-    std::function<void(const nlohmann::json& doc, const StartContext& ctx)> start;
-    // Later good configs.
-    std::function<void(const nlohmann::json& doc)> apply;
-    std::function<void()> stop;  // SIGTERM: leave routes in place
+    // First good config: build and start the daemon on ctx.io; throw std::exception on
+    // failure. The host owns what it returns (see Lifetime above).
+    std::function<std::unique_ptr<RunningDaemon>(const nlohmann::json& doc,
+                                                 const StartContext& ctx)>
+        start;
 };
 
 class ServiceHost {
   public:
     ServiceHost(ServiceSpec spec, CommonOptions options, Hooks hooks);
+    ~ServiceHost();
+    ServiceHost(const ServiceHost&) = delete;
+    ServiceHost& operator=(const ServiceHost&) = delete;
     int run();  // returns the process exit code
 
   private:
@@ -72,6 +90,7 @@ class ServiceHost {
     void configFailed(const std::string& what);
     void onConfig(const nlohmann::json& doc, const std::string& origin);
     void shutdown(int code);
+    void release();  // destroys the daemon and the helpers while io_ is still alive
 
     ServiceSpec spec_;
     CommonOptions opts_;
@@ -81,6 +100,7 @@ class ServiceHost {
     redis::DbLocation configDb_, stateDb_;
     std::unique_ptr<redis::ConfigDbWatcher> watcher_;
     std::unique_ptr<WatchdogPinger> watchdog_;
+    std::unique_ptr<RunningDaemon> daemon_;  // declared last: destroyed first
     bool started_ = false;
     int exitCode_ = 0;
 };
