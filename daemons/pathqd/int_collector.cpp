@@ -82,7 +82,9 @@ void IntCollector::handle(std::span<const uint8_t> datagram) {
         }
         return;
     }
-    for (const auto& hop : std::get<telemetry::IntPacket>(parsed).hops) {
+    for (const auto& report : std::get<telemetry::IntPacket>(parsed).reports) {
+        if (report.repType != telemetry::kRepTypeInt) continue;  // no metadata to map
+        const telemetry::IntHop& hop = report.metadata;          // nodeId: the group header's
         ++stats_.hops;
         if (mapping_.nodeId && hop.nodeId != mapping_.nodeId) {
             ++stats_.unmapped;

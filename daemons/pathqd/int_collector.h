@@ -1,7 +1,7 @@
-// UDP collector for INT telemetry reports (libs/telemetry parses them). Each hop record
-// of this switch (node id, when configured) whose egress port id maps to a configured
-// port becomes that port's latest INT observation. A datagram that fails to parse is
-// counted, logged at most once per second, and dropped whole.
+// UDP collector for INT telemetry reports (libs/telemetry parses them). Each INT report
+// of this switch (the group header's node id, when configured) whose egress port id maps
+// to a configured port becomes that port's latest INT observation. A datagram that fails
+// to parse is counted, logged at most once per second, and dropped whole.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
