@@ -1,18 +1,17 @@
 // Where per-port byte counters, queue backlog and capacity come from, behind one
 // interface: Linux (netlink link stats64 + root qdisc statistics + ethtool speed) or
-// SONiC (COUNTERS_DB through the name maps, speed and status from APPL_DB PORT_TABLE).
+// SONiC (sonic_counter_source.h: COUNTERS_DB through the name maps, speed and status the
+// way portstat reads them).
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "twinrail/quality/quality.h"
-#include "twinrail/redis/client.h"
 
 namespace twinrail::pathqd {
 
@@ -20,7 +19,15 @@ struct PortCounters {
     int ifindex = 0;  // 0 when the source does not know it (SONiC)
     bool up = false;
     quality::Counters counters;
+    // When the hardware took `counters`: the read time for live counters (Linux); for
+    // SONiC the flex-counter poll that wrote them, inferred from when they changed. The
+    // same instant as last period means nothing new was polled. Unset: not known yet
+    // (no rate from this read). Rates are taken between these instants.
+    std::optional<quality::Clock::time_point> sampledAt;
     double queueBytes = 0;
+    // Where queueBytes comes from: "qdisc" (Linux root qdisc backlog), "curr_occupancy",
+    // "watermark", "periodic_watermark" (SONiC, see sonic_rules.h) or "none".
+    std::string queueSource = "none";
     std::optional<double> capacityBps;  // from the hardware: speed or shaper, lowest
 };
 
@@ -43,24 +50,6 @@ class LinuxCounterSource final : public CounterSource {
   private:
     std::map<std::string, std::pair<std::optional<double>, std::chrono::steady_clock::time_point>>
         speeds_;
-};
-
-class SonicCounterSource final : public CounterSource {
-  public:
-    SonicCounterSource(boost::asio::io_context& io, const redis::Endpoint& counters, int countersDb,
-                       const redis::Endpoint& appl, int applDb);
-    void poll(const std::vector<std::string>& ports,
-              std::function<void(CounterMap, std::string)> done) override;
-
-  private:
-    struct Oids {
-        std::string port;
-        std::vector<std::string> queues;
-    };
-    void resolve(const std::string& port);
-    redis::Client counters_, appl_;
-    std::map<std::string, Oids> oids_;
-    bool busy_ = false;
 };
 
 }  // namespace twinrail::pathqd

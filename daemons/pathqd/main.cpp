@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "sonic_counter_source.h"
 #include "twinrail/service/service.h"
 
 namespace tr = twinrail;
@@ -15,10 +16,11 @@ namespace {
 std::unique_ptr<pq::CounterSource> makeSource(const pq::Config& cfg,
                                               const tr::service::StartContext& ctx) {
     if (cfg.source == pq::CounterKind::Linux) return std::make_unique<pq::LinuxCounterSource>();
+    // STATE_DB too: portstat takes the speed from there when the port is oper up.
     auto counters = tr::redis::resolveDb("COUNTERS_DB", ctx.options.redis, ctx.options.dbConfig);
     auto appl = tr::redis::resolveDb("APPL_DB", ctx.options.redis, ctx.options.dbConfig);
-    return std::make_unique<pq::SonicCounterSource>(ctx.io, counters.endpoint, counters.id,
-                                                    appl.endpoint, appl.id);
+    auto state = tr::redis::resolveDb("STATE_DB", ctx.options.redis, ctx.options.dbConfig);
+    return std::make_unique<pq::SonicCounterSource>(ctx.io, counters, appl, state);
 }
 
 pq::DaemonOptions daemonOptions(const tr::service::StartContext& ctx) {

@@ -91,11 +91,17 @@ bool Filter::update(double rawLevel, bool up, Clock::time_point now) {
     return true;
 }
 
-std::optional<RateTracker::Rates> RateTracker::update(const Counters& c, Clock::time_point now) {
+std::optional<RateTracker::Rates> RateTracker::update(const Counters& c,
+                                                      std::optional<Clock::time_point> at) {
+    if (!at) {
+        last_.reset();
+        return std::nullopt;
+    }
+    if (last_ && *at == lastTime_) return std::nullopt;  // the same poll read again
     std::optional<Rates> out;
-    if (last_ && now > lastTime_ && c.txBytes >= last_->txBytes &&
+    if (last_ && *at > lastTime_ && c.txBytes >= last_->txBytes &&
         c.txPackets >= last_->txPackets && c.drops >= last_->drops) {
-        double dt = seconds(now - lastTime_);
+        double dt = seconds(*at - lastTime_);
         Rates r;
         r.txBps = static_cast<double>(c.txBytes - last_->txBytes) * 8.0 / dt;
         double sent = static_cast<double>(c.txPackets - last_->txPackets);
@@ -104,7 +110,7 @@ std::optional<RateTracker::Rates> RateTracker::update(const Counters& c, Clock::
         out = r;
     }
     last_ = c;
-    lastTime_ = now;
+    lastTime_ = *at;
     return out;
 }
 

@@ -109,8 +109,9 @@ class Filter {
     uint64_t suppressed_ = 0;
 };
 
-// Byte and packet counters -> rates between two polls; a counter that went backwards
-// (port reset, counter cleared) yields no rate rather than a huge one.
+// Byte and packet counters -> rates between the instants the counters were taken; a
+// counter that went backwards (port reset, syncd restart, counter cleared) yields no rate
+// rather than a huge one: a decrease is a reset, never a 64-bit wrap.
 struct Counters {
     uint64_t txBytes = 0;
     uint64_t txPackets = 0;
@@ -123,7 +124,11 @@ class RateTracker {
         double txBps = 0;
         double dropRatio = 0;
     };
-    std::optional<Rates> update(const Counters& c, Clock::time_point now);
+    // `at` is when the device took `c`: the read time for live counters (Linux), the
+    // inferred poll instant for polled ones (SONiC, see poll_clock.h). The same instant
+    // as last time means nothing new was taken: no rate, and the baseline stays. No
+    // instant (not known yet) gives no rate and drops the baseline.
+    std::optional<Rates> update(const Counters& c, std::optional<Clock::time_point> at);
 
   private:
     std::optional<Counters> last_;
