@@ -42,13 +42,17 @@ std::string hostIp(int i) {  // 10.16.0.0/14 holds 262k addresses
     return "10." + std::to_string(16 + i / 65536) + "." + std::to_string((i / 256) % 256) + "." +
            std::to_string(i % 256);
 }
-int hostIndex(int i) { return i + 256; }  // skip 10.16.0.x (our own address lives there)
+int hostIndex(int i) {
+    return i + 256;
+}  // skip 10.16.0.x (our own address lives there)
 
 class Bench {
-public:
+  public:
     Bench(std::string hostrouted, std::vector<int> sizes)
-        : hostrouted_(std::move(hostrouted)), sizes_(std::move(sizes)),
-          fabric_(lab::uniquePrefix("bn")), dir_("/tmp/" + fabric_.prefix()) {}
+        : hostrouted_(std::move(hostrouted)),
+          sizes_(std::move(sizes)),
+          fabric_(lab::uniquePrefix("bn")),
+          dir_("/tmp/" + fabric_.prefix()) {}
     ~Bench() {
         if (homeFd_ >= 0) setns(homeFd_, CLONE_NEWNET);
         daemon_.stop();
@@ -67,11 +71,13 @@ public:
         lab::buildMiniFabric(fabric_);
         // The neighbor table limits are machine-wide (not per namespace); raised for the
         // run and restored by the destructor.
-        savedGc_ = lab::shOk("sysctl -n net.ipv4.neigh.default.gc_thresh1 "
-                             "net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3");
-        lab::shOk("sysctl -qw net.ipv4.neigh.default.gc_thresh1=300000 "
-                  "net.ipv4.neigh.default.gc_thresh2=300000 "
-                  "net.ipv4.neigh.default.gc_thresh3=300000");
+        savedGc_ = lab::shOk(
+            "sysctl -n net.ipv4.neigh.default.gc_thresh1 "
+            "net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3");
+        lab::shOk(
+            "sysctl -qw net.ipv4.neigh.default.gc_thresh1=300000 "
+            "net.ipv4.neigh.default.gc_thresh2=300000 "
+            "net.ipv4.neigh.default.gc_thresh3=300000");
         fabric_.execOk("l1", "ip addr add 10.16.0.1/14 dev swp4");
         fabric_.execOk("h3", "ip addr add 10.16.0.2/14 dev eth0");
         h3Mac_ = fabric_.execOk("h3", "cat /sys/class/net/eth0/address");
@@ -79,8 +85,10 @@ public:
         homeFd_ = open("/proc/self/ns/net", O_RDONLY);
         l1Fd_ = open(("/var/run/netns/" + fabric_.ns("l1")).c_str(), O_RDONLY);
         // The baseline needs FRR to import table 10 too (hostrouted adds this itself).
-        lab::shOk("vtysh -N " + fabric_.ns("l1") + " -c 'configure terminal' -c 'ip import-table 10' "
-                  "-c 'router bgp 65101' -c 'address-family ipv4 unicast' -c 'redistribute table 10'");
+        lab::shOk(
+            "vtysh -N " + fabric_.ns("l1") +
+            " -c 'configure terminal' -c 'ip import-table 10' "
+            "-c 'router bgp 65101' -c 'address-family ipv4 unicast' -c 'redistribute table 10'");
         l2Fd_ = open(("/var/run/netns/" + fabric_.ns("l2")).c_str(), O_RDONLY);
         nlohmann::json out;
         out["machine"] = {{"nproc", std::thread::hardware_concurrency()}};
@@ -122,7 +130,7 @@ public:
         return out;
     }
 
-private:
+  private:
     // Runs in the namespace only for the dump: this process must be back in its own
     // namespace before teardown kills every process left in the fabric's namespaces.
     size_t countRoutes(int nsFd, uint32_t table, uint8_t proto) {
@@ -133,9 +141,10 @@ private:
             routes = rt.dump(AF_INET, table, proto);
         }
         setns(homeFd_, CLONE_NEWNET);
-        return static_cast<size_t>(std::count_if(routes.begin(), routes.end(), [](const nl::HostRoute& r) {
-            return r.dst.data()[0] == 10 && (r.dst.data()[1] & 0xfc) == 16;  // 10.16.0.0/14
-        }));
+        return static_cast<size_t>(
+            std::count_if(routes.begin(), routes.end(), [](const nl::HostRoute& r) {
+                return r.dst.data()[0] == 10 && (r.dst.data()[1] & 0xfc) == 16;  // 10.16.0.0/14
+            }));
     }
 
     // Seconds until `count()` reaches n (polled), or a negative value on timeout.
@@ -183,24 +192,31 @@ private:
         auto t0 = Clock::now();
         fabric_.execOk("l1", "ip -batch " + dir_ + "/routes.batch");
         double table = secondsSince(t0);
-        double remote = until(t0, static_cast<size_t>(n),
-                              [this] { return countRoutes(l2Fd_, RT_TABLE_MAIN, RTPROT_BGP); }, 300s);
+        double remote = until(
+            t0, static_cast<size_t>(n),
+            [this] { return countRoutes(l2Fd_, RT_TABLE_MAIN, RTPROT_BGP); }, 300s);
         return {{"table_s", table}, {"remote_fib_s", remote}};
     }
 
     void startDaemon(const std::string& keepalive, const std::string& holdtime = "9") {
-        std::ofstream(dir_ + "/hr.json") << nlohmann::json{
-            {"HOSTROUTED", {{"global", {{"keepalive", keepalive}, {"holdtime", holdtime},
-                                        {"manage_frr", "true"}, {"max_routes", "300000"},
-                                        {"max_routes_per_port", "300000"},
-                                        {"route_rate", "10000000"}, {"route_burst", "10000000"},
-                                        {"audit_interval", "0"}}}}},
-            {"HOSTROUTED_INTERFACE", {{"swp4", nlohmann::json::object()}}}}.dump();
-        daemon_ = lab::ChildProcess({"ip", "netns", "exec", fabric_.ns("l1"), hostrouted_,
-                                     "--config", dir_ + "/hr.json", "--frr-pathspace",
-                                     fabric_.ns("l1"), "--log-level", "notice"},
-                                    dir_ + "/hostrouted.log");
-        lab::waitUntil([this] { return daemon_.log().find("start-up reconcile") != std::string::npos; }, 30s);
+        std::ofstream(dir_ + "/hr.json")
+            << nlohmann::json{{"HOSTROUTED",
+                               {{"global",
+                                 {{"keepalive", keepalive},
+                                  {"holdtime", holdtime},
+                                  {"manage_frr", "true"},
+                                  {"max_routes", "300000"},
+                                  {"max_routes_per_port", "300000"},
+                                  {"route_rate", "10000000"},
+                                  {"route_burst", "10000000"},
+                                  {"audit_interval", "0"}}}}},
+                              {"HOSTROUTED_INTERFACE", {{"swp4", nlohmann::json::object()}}}}
+                   .dump();
+        daemon_ = lab::ChildProcess(
+            {"ip", "netns", "exec", fabric_.ns("l1"), hostrouted_, "--config", dir_ + "/hr.json",
+             "--frr-pathspace", fabric_.ns("l1"), "--log-level", "notice"},
+            dir_ + "/hostrouted.log", lab::ChildOptions{.notify = true});
+        daemon_.waitReady(30s);
         std::this_thread::sleep_for(1s);  // FRR check done
     }
 
@@ -241,13 +257,17 @@ private:
         auto t0 = Clock::now();
         fabric_.execOk("l1", "ip -batch " + dir_ + "/neigh.batch");
         double neighDone = secondsSince(t0);
-        double table = until(t0, static_cast<size_t>(n),
-                             [this] { return countRoutes(l1Fd_, 10, 201); }, 300s);
-        double remote = until(t0, static_cast<size_t>(n),
-                              [this] { return countRoutes(l2Fd_, RT_TABLE_MAIN, RTPROT_BGP); }, 300s);
-        double cpu = static_cast<double>(cpuTicks() - cpu0) / static_cast<double>(sysconf(_SC_CLK_TCK));
-        nlohmann::json r = {{"neighbors_written_s", neighDone}, {"table_s", table},
-                            {"remote_fib_s", remote}, {"rss_kib", rssKb()},
+        double table = until(
+            t0, static_cast<size_t>(n), [this] { return countRoutes(l1Fd_, 10, 201); }, 300s);
+        double remote = until(
+            t0, static_cast<size_t>(n),
+            [this] { return countRoutes(l2Fd_, RT_TABLE_MAIN, RTPROT_BGP); }, 300s);
+        double cpu =
+            static_cast<double>(cpuTicks() - cpu0) / static_cast<double>(sysconf(_SC_CLK_TCK));
+        nlohmann::json r = {{"neighbors_written_s", neighDone},
+                            {"table_s", table},
+                            {"remote_fib_s", remote},
+                            {"rss_kib", rssKb()},
                             {"hostrouted_cpu_s", cpu}};
         daemon_.stop();
         return r;
@@ -281,10 +301,11 @@ private:
                 ssize_t len = recv(watch, buf.data(), buf.size(), 0);
                 auto now = Clock::now();
                 int left = static_cast<int>(len);
-                for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data()); left > 0 && NLMSG_OK(h, left);
-                     h = NLMSG_NEXT(h, left)) {
+                for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data());
+                     left > 0 && NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
                     auto d = nl::decode(h);
-                    if (auto* r = std::get_if<nl::RouteMsg>(&d); r && r->route.table == 10 && r->route.dst == ip)
+                    if (auto* r = std::get_if<nl::RouteMsg>(&d);
+                        r && r->route.table == 10 && r->route.dst == ip)
                         t1 = now;
                 }
             }
@@ -300,14 +321,17 @@ private:
             if (us.empty()) return -1.0;
             return us[static_cast<size_t>(p * static_cast<double>(us.size() - 1))];
         };
-        return {{"samples", us.size()}, {"p50_ms", pct(0.5) / 1000}, {"p99_ms", pct(0.99) / 1000},
+        return {{"samples", us.size()},
+                {"p50_ms", pct(0.5) / 1000},
+                {"p99_ms", pct(0.99) / 1000},
                 {"max_ms", us.empty() ? -1.0 : us.back() / 1000}};
     }
 
     static std::optional<twinrail::MacAddr> parseMac(const std::string& s) {
         twinrail::MacAddr m{};
         unsigned b[6];
-        if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) != 6)
+        if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) !=
+            6)
             return std::nullopt;
         for (int i = 0; i < 6; ++i) m[static_cast<size_t>(i)] = static_cast<uint8_t>(b[i]);
         return m;
@@ -355,10 +379,14 @@ private:
         long c0 = cpuTicks();
         auto t0 = Clock::now();
         std::this_thread::sleep_for(20s);
-        double cpu = static_cast<double>(cpuTicks() - c0) / static_cast<double>(sysconf(_SC_CLK_TCK)) / secondsSince(t0);
+        double cpu = static_cast<double>(cpuTicks() - c0) /
+                     static_cast<double>(sysconf(_SC_CLK_TCK)) / secondsSince(t0);
         size_t routesAfter = countRoutes(l1Fd_, 10, 201);
-        nlohmann::json r = {{"hosts", n}, {"keepalive_s", 3}, {"cpu_percent_of_one_core", cpu * 100},
-                            {"routes_at_start", routesBefore}, {"routes_at_end", routesAfter},
+        nlohmann::json r = {{"hosts", n},
+                            {"keepalive_s", 3},
+                            {"cpu_percent_of_one_core", cpu * 100},
+                            {"routes_at_start", routesBefore},
+                            {"routes_at_end", routesAfter},
                             {"rss_kib", rssKb()}};
         daemon_.stop();
         return r;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs the benchmarks on the namespace fabrics and writes bench/results/*.json (root).
-# usage: bench/run.sh [hostrouted|pathqd|lab|all] [hostrouted sizes, e.g. 1000,10000,100000]
+# usage: bench/run.sh [hostrouted|pathqd|sonic|lab|frr-restart|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
+#   soak (not in all: 15 min or more): bench/run.sh soak [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -18,4 +19,17 @@ if [ "$what" = all ] || [ "$what" = lab ]; then
   build/bench/lab_failover_bench "$PWD/build/tools/twinrail-lab/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/lab_failover.json 10
+fi
+if [ "$what" = all ] || [ "$what" = sonic ]; then
+  build/bench/sonic_util_bench bench/results/sonic_util.json 60
+fi
+if [ "$what" = all ] || [ "$what" = frr-restart ]; then
+  build/bench/frr_restart_bench "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+    "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
+    bench/results/frr_restart.json 5
+fi
+if [ "$what" = soak ]; then
+  build/bench/chaos_soak "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+    "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
+    bench/results/chaos_soak.json "${2:-900}"
 fi

@@ -18,10 +18,10 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     const std::string where = "HOSTROUTED|global";
     if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
     FieldReader r{row, where, std::nullopt};
-    r.rejectUnknown({"route_table", "route_protocol", "ipv4", "ipv6", "accept_evpn",
-                     "manage_frr", "proxy_arp", "proxy_nd", "keepalive", "holdtime",
-                     "max_routes", "max_routes_per_port", "route_rate", "route_burst",
-                     "audit_interval"});
+    r.rejectUnknown({"route_table", "route_protocol", "ipv4", "ipv6", "accept_evpn", "manage_frr",
+                     "proxy_arp", "proxy_nd", "keepalive", "holdtime", "max_routes",
+                     "max_routes_per_port", "route_rate", "route_burst", "audit_interval",
+                     "frr_audit_interval"});
     // zebra's `ip import-table` accepts 1-252; 253-255 are the kernel's own tables.
     r.integer("route_table", cfg.routeTable, 1, 252);
     // 186-198 are routing daemons' protocol numbers that zebra treats as its own.
@@ -43,10 +43,14 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     long long audit = cfg.auditInterval.count();
     r.integer("audit_interval", audit, 0, 86400);
     cfg.auditInterval = std::chrono::seconds(audit);
+    long long frrAudit = cfg.frrAuditInterval.count();
+    r.integer("frr_audit_interval", frrAudit, 0, 86400);
+    cfg.frrAuditInterval = std::chrono::seconds(frrAudit);
     if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive) {
-        r.fail("holdtime", "must be at least twice keepalive, so one lost probe is not a "
-                           "withdrawal");
-}
+        r.fail("holdtime",
+               "must be at least twice keepalive, so one lost probe is not a "
+               "withdrawal");
+    }
     return r.error;
 }
 
@@ -95,11 +99,11 @@ std::variant<std::monostate, ConfigError> checkRuntimeChange(const Config& runni
         return ConfigError{"HOSTROUTED|global field route_table",
                            "cannot change while running (every route would move); restart "
                            "hostrouted"};
-}
+    }
     if (running.routeProtocol != next.routeProtocol) {
         return ConfigError{"HOSTROUTED|global field route_protocol",
                            "cannot change while running; restart hostrouted"};
-}
+    }
     return std::monostate{};
 }
 

@@ -16,11 +16,11 @@
 namespace twinrail::hostrouted {
 
 struct Config {
-    uint32_t routeTable = 10;      // IPv4 host routes; zebra `ip import-table`
-    uint8_t routeProtocol = 201;   // marks our routes; also IPv6 routes in the main table
+    uint32_t routeTable = 10;     // IPv4 host routes; zebra `ip import-table`
+    uint8_t routeProtocol = 201;  // marks our routes; also IPv6 routes in the main table
     bool ipv4 = true;
     bool ipv6 = true;
-    bool acceptEvpn = true;        // NTF_EXT_LEARNED entries synced by EVPN multihoming
+    bool acceptEvpn = true;  // NTF_EXT_LEARNED entries synced by EVPN multihoming
     bool manageFrr = false;
     bool proxyArp = false;
     bool proxyNd = false;
@@ -31,7 +31,10 @@ struct Config {
     double routeRate = 2000.0;  // new routes per second
     uint32_t routeBurst = 4000;
     std::chrono::seconds auditInterval{300};  // periodic full re-dump and reconcile
-    std::vector<std::string> interfaces;      // names or glob patterns
+    // Checks that zebra imported and advertises every host route (frr_audit.h); 0 = only
+    // after an FRR restart.
+    std::chrono::seconds frrAuditInterval{10};
+    std::vector<std::string> interfaces;  // names or glob patterns
 
     bool managesInterface(const std::string& ifname) const;
     bool operator==(const Config&) const = default;

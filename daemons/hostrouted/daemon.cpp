@@ -5,18 +5,20 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 
 #include "frr_requirements.h"
+#include "proxy_settings.h"
 #include "state_rows.h"
 #include "twinrail/common/log.h"
 #include "twinrail/common/notify.h"
+#include "twinrail/common/sysctl.h"
 
 namespace twinrail::hostrouted {
 namespace {
 
 constexpr auto kStatsPeriod = std::chrono::seconds(1);
 constexpr auto kSnapshotDebounce = std::chrono::milliseconds(200);
+constexpr auto kImportSettle = std::chrono::seconds(5);  // zebra has seen a route by then
 // Probes and expiries are due at spread-out instants; waking on a 10 ms grid handles all
 // that fall in one slot together (at most 100 wakeups/s however many hosts), delaying
 // none by more than 10 ms against keepalives and holdtimes of seconds.
@@ -25,25 +27,32 @@ constexpr auto kTimerGrid = std::chrono::milliseconds(10);
 Limits limitsOf(const Config& c) {
     return Limits{c.maxRoutes, c.maxRoutesPerPort, c.routeRate, c.routeBurst};
 }
-Liveness livenessOf(const Config& c) { return Liveness{c.keepalive, c.holdtime}; }
-PolicyOptions policyOf(const Config& c) { return PolicyOptions{c.ipv4, c.ipv6, c.acceptEvpn}; }
-
-bool writeSysctl(const std::string& path, const char* value) {
-    std::ofstream f(path);
-    f << value;
-    return static_cast<bool>(f);
+Liveness livenessOf(const Config& c) {
+    return Liveness{c.keepalive, c.holdtime};
+}
+PolicyOptions policyOf(const Config& c) {
+    return PolicyOptions{c.ipv4, c.ipv6, c.acceptEvpn};
 }
 
 }  // namespace
 
 Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
                netlink::RouteProgrammer& routes)
-    : io_(io), cfg_(std::move(config)), options_(std::move(options)), routes_(routes),
-      registry_(*this, limitsOf(cfg_), livenessOf(cfg_)), monitor_(io, *this),
+    : io_(io),
+      cfg_(std::move(config)),
+      options_(std::move(options)),
+      routes_(routes),
+      registry_(*this, limitsOf(cfg_), livenessOf(cfg_)),
+      monitor_(io, *this),
       prober_(
-          io, [this](int ifindex, const IpAddr& ip) { registry_.hostSeen(ifindex, ip, Clock::now()); },
+          io,
+          [this](int ifindex, const IpAddr& ip) { registry_.hostSeen(ifindex, ip, Clock::now()); },
           [this] { afterWork(); }),
-      vtysh_(io, options_.vtysh), registryTimer_(io), auditTimer_(io), statsTimer_(io),
+      vtysh_(io, options_.vtysh),
+      frrRecheckTimer_(io),
+      registryTimer_(io),
+      auditTimer_(io),
+      statsTimer_(io),
       snapshotTimer_(io) {}
 
 Daemon::~Daemon() {
@@ -73,8 +82,8 @@ void Daemon::start() {
                 after.added - before.added, " added, ", registry_.installedCount(),
                 " installed now");
     if (options_.stateDb) {
-        stateDb_ = std::make_unique<redis::Client>(io_, *options_.stateDb, options_.stateDbId,
-                                                   "STATE_DB");
+        stateDb_ =
+            std::make_unique<redis::Client>(io_, *options_.stateDb, options_.stateDbId, "STATE_DB");
         hostTable_ = std::make_unique<redis::StateTable>(
             io_, *stateDb_, kHostRouteTable, options_.stateDbSeparator,
             [this](const std::string& key) { return hostRowFor(key); },
@@ -86,13 +95,27 @@ void Daemon::start() {
         stateDb_->start();
     }
     checkFrr();
+    if (options_.checkFrr) {
+        frrWatcher_ = std::make_unique<frr::RestartWatcher>(
+            io_, frr::runDirectory(options_.vtysh),
+            [this](const std::string& daemon) { onFrrRestart(daemon); });
+        frrWatcher_->start();
+        auditor_ = std::make_unique<ImportAuditor>(
+            io_, options_.vtysh, routes_, [this] { return ourImportedRoutes(); },
+            [this] { publishStats(); });
+        auditor_->start(cfg_.ipv4 ? cfg_.frrAuditInterval : std::chrono::seconds(0));
+    }
     armAuditTimer();
     armStatsTimer();
     sdNotify("READY=1\nSTATUS=" + std::to_string(registry_.installedCount()) + " host routes");
 }
 
 void Daemon::stop() {
-    for (auto* t : {&registryTimer_, &auditTimer_, &statsTimer_, &snapshotTimer_}) t->cancel();
+    for (auto* t :
+         {&registryTimer_, &auditTimer_, &statsTimer_, &snapshotTimer_, &frrRecheckTimer_})
+        t->cancel();
+    if (auditor_) auditor_->stop();
+    if (frrWatcher_) frrWatcher_->stop();
     if (stateDb_) stateDb_->stop();
 }
 
@@ -104,8 +127,8 @@ void Daemon::applyConfig(const Config& next) {
         return;
     }
     if (next == cfg_) return;
-    bool frrRelevant = next.ipv4 != cfg_.ipv4 || next.ipv6 != cfg_.ipv6 ||
-                       next.manageFrr != cfg_.manageFrr;
+    bool frrRelevant =
+        next.ipv4 != cfg_.ipv4 || next.ipv6 != cfg_.ipv6 || next.manageFrr != cfg_.manageFrr;
     cfg_ = next;
     registry_.setLimits(limitsOf(cfg_));
     registry_.setLiveness(livenessOf(cfg_), Clock::now());
@@ -113,6 +136,8 @@ void Daemon::applyConfig(const Config& next) {
     // Managed ports, families or policy may have changed: re-evaluate everything.
     requestSnapshot("config change");
     if (frrRelevant) checkFrr();
+    if (auditor_)
+        auditor_->setInterval(cfg_.ipv4 ? cfg_.frrAuditInterval : std::chrono::seconds(0));
     armAuditTimer();
 }
 
@@ -126,13 +151,14 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     bool wasUp = it != ports_.end() && it->second.link.operUp && it->second.managed;
     if (removed) {
         if (it != ports_.end()) ports_.erase(it);
+        proxyWritten_.erase(link.name);  // its sysctls went with it
         registry_.portDown(link.ifindex, Clock::now());
         return;
     }
     Port& port = ports_[link.ifindex];
     port.link = link;
     port.managed = cfg_.managesInterface(link.name);
-    if (port.managed) applyProxy(port);
+    applyProxy(port);
     bool isUp = port.link.operUp && port.managed;
     if (inSnapshot_) return;
     if (wasUp && !isUp) {
@@ -149,9 +175,7 @@ void Daemon::onAddress(const netlink::AddressEntry& addr, bool removed) {
     auto it = std::find(list.begin(), list.end(), addr.prefix);
     if (removed && it != list.end()) list.erase(it);
     if (!removed && it == list.end()) list.push_back(addr.prefix);
-    own_.clear();
-    for (const auto& [idx, p] : ports_)
-        for (const auto& a : p.addresses) own_.insert(a.addr);
+    rebuildOwnAddresses();
     if (!inSnapshot_ && port.managed) requestSnapshot("address change");
 }
 
@@ -168,14 +192,17 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
         if (port.managed && log::enabled(log::Priority::Debug)) {
             log::debug("neighbor ", neigh.ip.str(), " on ", port.link.name, ": ",
                        reasonName(v.reason));
-}
+        }
         registry_.reject(neigh.ip, now);
     }
 }
 
 void Daemon::onSnapshotBegin() {
     inSnapshot_ = true;
-    // Links and addresses are rebuilt from the dump, so vanished ones do not linger.
+    // Links and addresses are rebuilt from the dump, so vanished ones do not linger. The
+    // old table is kept until the snapshot completes: an aborted one must not leave
+    // ports without their addresses, which would reject (withdraw) their hosts.
+    portsBeforeSnapshot_ = std::move(ports_);
     ports_.clear();
     own_.clear();
     registry_.beginSnapshot();
@@ -183,10 +210,40 @@ void Daemon::onSnapshotBegin() {
 
 void Daemon::onSnapshotEnd() {
     registry_.endSnapshot(Clock::now());
+    portsBeforeSnapshot_.reset();
     inSnapshot_ = false;
 }
 
-void Daemon::onBurstEnd() { afterWork(); }
+void Daemon::onSnapshotAborted() {
+    // What the partial dumps delivered was applied as events; nothing is swept.
+    // Link states are newer than the saved ones; addresses are kept from before unless
+    // the port is new, since the address dump may not have run.
+    if (portsBeforeSnapshot_) {
+        for (auto& [ifindex, port] : ports_) {
+            auto old = portsBeforeSnapshot_->find(ifindex);
+            if (old == portsBeforeSnapshot_->end()) {
+                portsBeforeSnapshot_->emplace(ifindex, std::move(port));
+                continue;
+            }
+            old->second.link = port.link;
+            old->second.managed = port.managed;
+        }
+        ports_ = std::move(*portsBeforeSnapshot_);
+        portsBeforeSnapshot_.reset();
+    }
+    rebuildOwnAddresses();
+    inSnapshot_ = false;
+}
+
+void Daemon::rebuildOwnAddresses() {
+    own_.clear();
+    for (const auto& [idx, p] : ports_)
+        for (const auto& a : p.addresses) own_.insert(a.addr);
+}
+
+void Daemon::onBurstEnd() {
+    afterWork();
+}
 
 void Daemon::installRoute(const IpAddr& ip, int ifindex) {
     routes_.submit(netlink::RouteOp::Replace, routeFor(ip, ifindex));
@@ -228,7 +285,8 @@ void Daemon::armRegistryTimer() {
     auto next = registry_.nextDeadline();
     if (!next) return;
     auto grid = std::chrono::duration_cast<Clock::duration>(kTimerGrid);
-    auto slot = Clock::time_point(((next->time_since_epoch() + grid - Clock::duration(1)) / grid) * grid);
+    auto slot =
+        Clock::time_point(((next->time_since_epoch() + grid - Clock::duration(1)) / grid) * grid);
     if (registryTimer_.expiry() == slot) return;
     registryTimer_.expires_at(slot);
     registryTimer_.async_wait([this](const boost::system::error_code& ec) {
@@ -254,49 +312,87 @@ void Daemon::requestSnapshot(const std::string& reason) {
     snapshotQueued_ = true;
     snapshotTimer_.expires_after(kSnapshotDebounce);
     snapshotTimer_.async_wait([this, reason](const boost::system::error_code& ec) {
+        if (ec) return;
         snapshotQueued_ = false;
-        if (!ec) monitor_.snapshot(reason);
+        monitor_.snapshot(reason);
     });
 }
 
 void Daemon::applyProxy(const Port& port) {
     const std::string& name = port.link.name;
-    bool want = cfg_.proxyArp || cfg_.proxyNd;
-    if (want == (proxied_.count(name) > 0)) return;
-    const char* v4 = cfg_.proxyArp ? "1" : "0";
-    const char* v6 = cfg_.proxyNd ? "1" : "0";
-    bool ok = writeSysctl("/proc/sys/net/ipv4/conf/" + name + "/proxy_arp", v4) &&
-              writeSysctl("/proc/sys/net/ipv6/conf/" + name + "/proxy_ndp", v6);
-    if (!ok) log::warning("cannot set proxy ARP/ND on ", name);
-    if (want) proxied_.insert(name);
-    else proxied_.erase(name);
+    auto it = proxyWritten_.find(name);
+    std::optional<ProxySetting> written;
+    if (it != proxyWritten_.end()) written = it->second;
+    auto change = proxyChange(written, port.managed, ProxySetting{cfg_.proxyArp, cfg_.proxyNd});
+    if (!change) return;
+    std::string err =
+        sysctl::write("net.ipv4.conf." + name + ".proxy_arp", change->arp ? "1" : "0");
+    if (err.empty())
+        err = sysctl::write("net.ipv6.conf." + name + ".proxy_ndp", change->nd ? "1" : "0");
+    if (!err.empty()) {
+        log::warning("cannot set proxy ARP/ND on ", name, ": ", err);
+        return;  // tried again on the port's next link event or snapshot
+    }
+    log::info("port ", name, ": proxy ARP ", change->arp ? "on" : "off", ", proxy ND ",
+              change->nd ? "on" : "off");
+    if (change->any()) {
+        proxyWritten_[name] = *change;
+    } else {
+        proxyWritten_.erase(name);
+    }
 }
 
 void Daemon::checkFrr() {
     if (!options_.checkFrr || frrCheckRunning_) return;
     frrCheckRunning_ = true;
-    vtysh_.ensure(requiredFrrLines(cfg_), cfg_.manageFrr, [this](const frr::Vtysh::EnsureResult& r) {
-        frrCheckRunning_ = false;
-        for (const auto& line : r.added) log::notice("FRR: added '", line.describe(), "'");
-        if (!r.reachable) {
-            frrStatus_ = "unreachable";
-            log::error("FRR: cannot read the running config (", r.error,
-                       "); host routes are in the kernel but may not be advertised");
-            return;
-        }
-        if (!r.error.empty()) log::error("FRR: ", r.error);
-        if (r.missing.empty()) {
-            frrStatus_ = "ok";
-            log::info("FRR: import/redistribute configuration present");
-            return;
-        }
-        frrStatus_ = "missing";
-        for (const auto& line : r.missing) {
-            log::error("FRR config missing (host routes will not be advertised): ",
-                       line.describe());
+    vtysh_.ensure(requiredFrrLines(cfg_), cfg_.manageFrr,
+                  [this](const frr::Vtysh::EnsureResult& r) {
+                      frrCheckRunning_ = false;
+                      for (const auto& line : r.added)
+                          log::notice("FRR: added '", line.describe(), "'");
+                      if (!r.reachable) {
+                          frrStatus_ = "unreachable";
+                          log::error("FRR: cannot read the running config (", r.error,
+                                     "); host routes are in the kernel but may not be advertised");
+                          return;
+                      }
+                      if (!r.error.empty()) log::error("FRR: ", r.error);
+                      if (r.missing.empty()) {
+                          frrStatus_ = "ok";
+                          log::info("FRR: import/redistribute configuration present");
+                          return;
+                      }
+                      frrStatus_ = "missing";
+                      for (const auto& line : r.missing) {
+                          log::error("FRR config missing (host routes will not be advertised): ",
+                                     line.describe());
+                      }
+                      if (!cfg_.manageFrr)
+                          log::error("FRR: add the lines above, or set manage_frr=true");
+                  });
 }
-        if (!cfg_.manageFrr) log::error("FRR: add the lines above, or set manage_frr=true");
+
+void Daemon::onFrrRestart(const std::string& daemon) {
+    if (daemon != "zebra" && daemon != "bgpd") return;
+    if (auditor_) auditor_->frrRestarted(daemon);
+    // A restarted FRR has only its saved config; check (and with manage_frr restore) the
+    // import and redistribute lines once it has had a moment to load it.
+    frrRecheckTimer_.expires_after(std::chrono::seconds(3));
+    frrRecheckTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) checkFrr();
     });
+}
+
+// Installed IPv4 host routes (the ones zebra imports from our table). A route written in
+// the last few seconds is "fresh": zebra may not have processed it yet.
+std::vector<OurRoute> Daemon::ourImportedRoutes() const {
+    std::vector<OurRoute> out;
+    auto now = Clock::now();
+    registry_.forEach([&out, now, this](const HostRecord& r) {
+        if (!r.ip.isV4() || r.state != RouteState::Installed || r.kernelIfindex == 0) return;
+        out.push_back(OurRoute{routeFor(r.ip, r.kernelIfindex), now - r.since < kImportSettle});
+    });
+    return out;
 }
 
 std::optional<redis::Fields> Daemon::hostRowFor(const std::string& key) const {
@@ -335,29 +431,72 @@ void Daemon::publishStats() {
     if (!stateDb_ || !stateDb_->connected()) return;
     const auto& s = registry_.stats();
     const auto& m = monitor_.stats();
+    const AuditStats a = auditor_ ? auditor_->stats() : AuditStats{.state = "off"};
     std::string key = std::string(kStatsTable) + options_.stateDbSeparator + "global";
-    stateDb_->command({"HSET", key,
-                       "routes", std::to_string(registry_.installedCount()),
-                       "hosts", std::to_string(registry_.size()),
-                       "pending", std::to_string(registry_.pendingCount()),
-                       "added", std::to_string(s.added),
-                       "withdrawn", std::to_string(s.withdrawn),
-                       "refused", std::to_string(s.refused),
-                       "rate_limited", std::to_string(s.rateLimited),
-                       "expired", std::to_string(s.expired),
-                       "resyncs", std::to_string(s.resyncs),
-                       "probes", std::to_string(s.probes),
-                       "moves", std::to_string(s.moves),
-                       "route_errors", std::to_string(s.routeErrors),
-                       "probe_send_errors", std::to_string(prober_.stats().sendErrors),
-                       "probe_replies", std::to_string(prober_.stats().received),
-                       "netlink_overflows", std::to_string(m.overflows),
-                       "netlink_malformed", std::to_string(m.malformed),
-                       "config_rejected", std::to_string(configRejected_),
-                       "redis_errors", std::to_string(redisErrors_ + hostTable_->errors()),
-                       "frr_config", frrStatus_,
-                       "updated", wallClock(Clock::now(), Clock::now(),
-                                            std::chrono::system_clock::now())},
+    stateDb_->command({"HSET",
+                       key,
+                       "routes",
+                       std::to_string(registry_.installedCount()),
+                       "hosts",
+                       std::to_string(registry_.size()),
+                       "pending",
+                       std::to_string(registry_.pendingCount()),
+                       "added",
+                       std::to_string(s.added),
+                       "withdrawn",
+                       std::to_string(s.withdrawn),
+                       "refused",
+                       std::to_string(s.refused),
+                       "rate_limited",
+                       std::to_string(s.rateLimited),
+                       "expired",
+                       std::to_string(s.expired),
+                       "resyncs",
+                       std::to_string(s.resyncs),
+                       "probes",
+                       std::to_string(s.probes),
+                       "moves",
+                       std::to_string(s.moves),
+                       "route_errors",
+                       std::to_string(s.routeErrors),
+                       "probe_send_errors",
+                       std::to_string(prober_.stats().sendErrors),
+                       "probe_replies",
+                       std::to_string(prober_.stats().received),
+                       "netlink_overflows",
+                       std::to_string(m.overflows),
+                       "netlink_malformed",
+                       std::to_string(m.malformed),
+                       "config_rejected",
+                       std::to_string(configRejected_),
+                       "redis_errors",
+                       std::to_string(redisErrors_ + hostTable_->errors()),
+                       "netlink_dumps_interrupted",
+                       std::to_string(m.dumpsInterrupted),
+                       "netlink_snapshots_aborted",
+                       std::to_string(m.snapshotsAborted),
+                       "frr_config",
+                       frrStatus_,
+                       "frr_audit",
+                       a.state,
+                       "frr_audit_missing",
+                       std::to_string(a.missing),
+                       "frr_audit_shadowed",
+                       std::to_string(a.shadowed),
+                       "frr_audit_outranked",
+                       std::to_string(a.outranked),
+                       "frr_audit_foreign",
+                       std::to_string(a.foreign),
+                       "frr_audit_unrepaired",
+                       std::to_string(a.unrepaired),
+                       "frr_audit_repairs",
+                       std::to_string(a.repairs),
+                       "frr_audits",
+                       std::to_string(a.audits),
+                       "frr_restarts",
+                       std::to_string(a.frrRestarts),
+                       "updated",
+                       wallClock(Clock::now(), Clock::now(), std::chrono::system_clock::now())},
                       [this](const redis::Value& r) { countRedisError(r); });
 }
 

@@ -14,7 +14,10 @@
 
 #include "config.h"
 #include "host_registry.h"
+#include "import_auditor.h"
 #include "prober.h"
+#include "proxy_settings.h"
+#include "twinrail/frr/restart_watcher.h"
 #include "twinrail/frr/vtysh.h"
 #include "twinrail/netlink/monitor.h"
 #include "twinrail/netlink/route_table.h"
@@ -47,6 +50,7 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void onNeighbor(const netlink::NeighborEntry& neigh, bool removed) override;
     void onSnapshotBegin() override;
     void onSnapshotEnd() override;
+    void onSnapshotAborted() override;
     void onBurstEnd() override;
 
     // RegistryActions
@@ -69,7 +73,10 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void armStatsTimer();
     void requestSnapshot(const std::string& reason);
     void applyProxy(const Port& port);
+    void rebuildOwnAddresses();
     void checkFrr();
+    void onFrrRestart(const std::string& daemon);
+    std::vector<OurRoute> ourImportedRoutes() const;
     void publishStats();
     void countRedisError(const redis::Value& reply);
     std::optional<redis::Fields> hostRowFor(const std::string& key) const;
@@ -85,7 +92,11 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     frr::Vtysh vtysh_;
     std::unordered_map<int, Port> ports_;
     std::set<IpAddr> own_;
-    std::set<std::string> proxied_;
+    std::optional<std::unordered_map<int, Port>> portsBeforeSnapshot_;
+    std::map<std::string, ProxySetting> proxyWritten_;  // what we set, per port name
+    std::unique_ptr<ImportAuditor> auditor_;            // with FRR checks and IPv4 only
+    std::unique_ptr<frr::RestartWatcher> frrWatcher_;
+    boost::asio::steady_timer frrRecheckTimer_;
     std::unique_ptr<redis::Client> stateDb_;
     std::unique_ptr<redis::StateTable> hostTable_;
     boost::asio::steady_timer registryTimer_, auditTimer_, statsTimer_, snapshotTimer_;

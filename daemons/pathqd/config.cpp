@@ -43,7 +43,9 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "int_latency_unit_ns",
                      "int_queue_unit_bytes",
                      "int_util_scale",
-                     "weights_interval_ms"});
+                     "weights_interval_ms",
+                     "weight_audit_interval",
+                     "weight_audit_repair"});
     auto& m = cfg.model;
     millis(r, "sample_interval_ms", cfg.sampleInterval, 10, 10000);
     r.integer("levels", m.levels, 2, 100);
@@ -85,6 +87,10 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.number("int_queue_unit_bytes", cfg.intQueueUnitBytes, 1e-3, 1e6);
     r.number("int_util_scale", cfg.intUtilScale, 1, 1e9);
     millis(r, "weights_interval_ms", cfg.weightsInterval, 100, 3600000);
+    long long audit = cfg.weightAuditInterval.count();
+    r.integer("weight_audit_interval", audit, 0, 86400);
+    cfg.weightAuditInterval = std::chrono::seconds(audit);
+    r.boolean("weight_audit_repair", cfg.weightAuditRepair);
     if (!r.error && cfg.probePort != 0 && cfg.probePort == cfg.intPort)
         r.fail("int_port", "must differ from probe_port");
     return r.error;
@@ -137,7 +143,8 @@ bool Config::operator==(const Config& o) const {
            peerReportTimeout == o.peerReportTimeout && intPort == o.intPort &&
            intNodeId == o.intNodeId && intLatencyUnitNs == o.intLatencyUnitNs &&
            intQueueUnitBytes == o.intQueueUnitBytes && intUtilScale == o.intUtilScale &&
-           weightsInterval == o.weightsInterval && ports == o.ports;
+           weightsInterval == o.weightsInterval && weightAuditInterval == o.weightAuditInterval &&
+           weightAuditRepair == o.weightAuditRepair && ports == o.ports;
 }
 
 std::variant<Config, ConfigError> parseConfig(const nlohmann::json& doc) {

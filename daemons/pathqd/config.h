@@ -46,6 +46,9 @@ struct Config {
     double intQueueUnitBytes = 1;       // queue occupancy unit (cell size)
     double intUtilScale = 1000;         // egress tx util: value / scale = fraction
     std::chrono::milliseconds weightsInterval{1000};
+    // Kernel multipath weights against BGP's link bandwidths (weight_audit.h); 0 = off.
+    std::chrono::seconds weightAuditInterval{30};
+    bool weightAuditRepair = false;  // delete diverged routes for zebra (CAP_NET_ADMIN)
     std::map<std::string, PortConfig> ports;
     bool operator==(const Config&) const;
 };

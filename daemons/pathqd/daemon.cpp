@@ -41,7 +41,8 @@ Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options
       source_(std::move(source)),
       sampleTimer_(io),
       weightsTimer_(io),
-      statsTimer_(io) {
+      statsTimer_(io),
+      frrBurstTimer_(io) {
     rebuildLinks();
 }
 
@@ -78,6 +79,17 @@ void Daemon::start() {
     }
     if (options_.useFrr && cfg_.publish)
         publisher_ = std::make_unique<FrrPublisher>(io_, options_.vtysh);
+    if (options_.useFrr) {
+        weightAuditor_ = std::make_unique<WeightAuditor>(
+            io_, options_.vtysh,
+            [this]() -> const std::vector<netlink::RouteWeights>& { return kernelRoutes_; }, ifName,
+            cfg_.weightAuditRepair);
+        weightAuditor_->start(cfg_.weightAuditInterval);
+        frrWatcher_ = std::make_unique<frr::RestartWatcher>(
+            io_, frr::runDirectory(options_.vtysh),
+            [this](const std::string& daemon) { onFrrRestart(daemon); });
+        frrWatcher_->start();
+    }
     if (options_.stateDb) {
         stateDb_ =
             std::make_unique<redis::Client>(io_, *options_.stateDb, options_.stateDbId, "STATE_DB");
@@ -105,7 +117,9 @@ void Daemon::start() {
 }
 
 void Daemon::stop() {
-    for (auto* t : {&sampleTimer_, &weightsTimer_, &statsTimer_}) t->cancel();
+    for (auto* t : {&sampleTimer_, &weightsTimer_, &statsTimer_, &frrBurstTimer_}) t->cancel();
+    if (frrWatcher_) frrWatcher_->stop();
+    if (weightAuditor_) weightAuditor_->stop();
     if (stateDb_) stateDb_->stop();
 }
 
@@ -121,6 +135,10 @@ void Daemon::applyConfig(const Config& next) {
     }
     cfg_ = next;
     rebuildLinks();
+    if (weightAuditor_) {
+        weightAuditor_->setInterval(cfg_.weightAuditInterval);
+        weightAuditor_->setRepair(cfg_.weightAuditRepair);
+    }
     if (int_) int_->setMapping(intMapping());
     if (cfg_.publish && options_.useFrr && !publisher_)
         publisher_ = std::make_unique<FrrPublisher>(io_, options_.vtysh);
@@ -169,10 +187,11 @@ bool Daemon::updateLink(const std::string& name, Link& link, const PortCounters*
                         quality::Clock::time_point now) {
     quality::Signals s;
     link.present = pc != nullptr;
+    link.queueSource = pc != nullptr ? pc->queueSource : "none";
     if (pc != nullptr) {
         link.ifindex = pc->ifindex != 0 ? pc->ifindex : link.ifindex;
         s.up = pc->up;
-        if (auto r = link.rates.update(pc->counters, now)) link.lastRates = r;
+        if (auto r = link.rates.update(pc->counters, pc->sampledAt)) link.lastRates = r;
         if (link.lastRates) {
             s.txBps = link.lastRates->txBps;
             s.dropRatio = link.lastRates->dropRatio;
@@ -212,7 +231,10 @@ void Daemon::overlayLatency(const std::string& name, Link& link, quality::Signal
     link.displayLatency.reset();
     if (const IntObservation* o = int_ ? int_->latest(name) : nullptr;
         o != nullptr && fresh(o->at)) {
-        if (o->queueBytes) s.queueBytes = *o->queueBytes;
+        if (o->queueBytes) {
+            s.queueBytes = *o->queueBytes;
+            link.queueSource = "int";
+        }
         if (o->utilFraction && s.capacityBps > 0) s.txBps = *o->utilFraction * s.capacityBps;
         if (o->latencySeconds) {
             s.latencySeconds = *o->latencySeconds - link.floor.update(*o->latencySeconds, now);
@@ -270,6 +292,26 @@ void Daemon::publish() {
     publisher_->request(std::move(in));
 }
 
+// A restarted bgpd has only its saved config: the route-maps pathqd added at run time are
+// gone until they are put back. Re-read and re-apply now, and a few more times while FRR
+// loads its config and re-forms its sessions, rather than at the next 30 s audit.
+void Daemon::onFrrRestart(const std::string& daemon) {
+    if (daemon != "bgpd" && daemon != "zebra") return;
+    ++stats_.frrRestarts;
+    if (weightAuditor_) weightAuditor_->runSoon();
+    frrBurstUntil_ = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    armFrrBurst();
+}
+
+void Daemon::armFrrBurst() {
+    frrBurstTimer_.expires_after(std::chrono::seconds(1));
+    frrBurstTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec) return;
+        if (publisher_) publisher_->audit();
+        if (std::chrono::steady_clock::now() < frrBurstUntil_) armFrrBurst();
+    });
+}
+
 void Daemon::armWeights() {
     weightsTimer_.expires_after(cfg_.weightsInterval);
     weightsTimer_.async_wait([this](const boost::system::error_code& ec) {
@@ -291,6 +333,7 @@ void Daemon::refreshWeights() {
         return;
     }
     auto rows = weightRows(routes, ifName);
+    kernelRoutes_ = routes;  // the weight audit's input
     if (weightTable_) {
         for (const auto& [key, fields] : rows) {
             auto it = weights_.find(key);
@@ -326,6 +369,7 @@ std::optional<redis::Fields> Daemon::qualityRow(const std::string& port) const {
         {"tx_bps", formatDouble(s.txBps, 0)},
         {"util", formatDouble(l.breakdown.util, 3)},
         {"queue_bytes", formatDouble(s.queueBytes, 0)},
+        {"queue_source", l.queueSource},
         {"drop_ratio", formatDouble(s.dropRatio, 4)},
         {"latency_ns", l.displayLatency ? formatDouble(*l.displayLatency * 1e9, 0) : ""},
         {"queue_delay_ns", s.latencySeconds ? formatDouble(*s.latencySeconds * 1e9, 0) : ""},
@@ -372,61 +416,75 @@ void Daemon::publishStats() {
     ProbeStats p = prober_ ? prober_->stats() : ProbeStats{};
     IntStats i = int_ ? int_->stats() : IntStats{};
     PublisherStats f = publisher_ ? publisher_->stats() : PublisherStats{};
+    WeightAuditStats w =
+        weightAuditor_ ? weightAuditor_->stats() : WeightAuditStats{.state = "off"};
     std::string key = std::string(kStatsTable) + options_.stateDbSeparator + "global";
-    stateDb_->command({"HSET",
-                       key,
-                       "ports",
-                       std::to_string(links_.size()),
-                       "samples",
-                       std::to_string(stats_.samples),
-                       "sample_errors",
-                       std::to_string(stats_.sampleErrors),
-                       "overruns",
-                       std::to_string(stats_.overruns),
-                       "level_changes",
-                       std::to_string(stats_.levelChanges),
-                       "suppressed",
-                       std::to_string(suppressed),
-                       "publishes",
-                       std::to_string(f.batches),
-                       "publish_lines",
-                       std::to_string(f.linesSent),
-                       "publish_errors",
-                       std::to_string(f.errors),
-                       "last_publish_ms",
-                       formatDouble(f.lastBatchMs, 1),
-                       "frr_state",
-                       publisher_ ? publisher_->state() : "off",
-                       "probes_sent",
-                       std::to_string(p.sent),
-                       "probe_replies",
-                       std::to_string(p.replies),
-                       "probes_answered",
-                       std::to_string(p.answered),
-                       "probe_send_errors",
-                       std::to_string(p.sendErrors),
-                       "probe_malformed",
-                       std::to_string(p.malformed),
-                       "int_packets",
-                       std::to_string(i.packets),
-                       "int_bad",
-                       std::to_string(i.bad),
-                       "int_hops",
-                       std::to_string(i.hops),
-                       "int_unmapped",
-                       std::to_string(i.unmapped),
-                       "config_rejected",
-                       std::to_string(stats_.configRejected),
-                       "redis_errors",
-                       std::to_string(stats_.redisErrors + qualityTable_->errors() +
-                                      weightTable_->errors()),
-                       "updated",
-                       isoTime(std::chrono::system_clock::now())},
-                      [this](const redis::Value& r) {
-                          if (!r.isError() || r.connectionLost()) return;
-                          if (stats_.redisErrors++ == 0)
-                              log::warning("redis STATE_DB: stats write refused: ", r.str);
-                      });
+    stateDb_->command(
+        {"HSET",
+         key,
+         "ports",
+         std::to_string(links_.size()),
+         "samples",
+         std::to_string(stats_.samples),
+         "sample_errors",
+         std::to_string(stats_.sampleErrors),
+         "overruns",
+         std::to_string(stats_.overruns),
+         "level_changes",
+         std::to_string(stats_.levelChanges),
+         "suppressed",
+         std::to_string(suppressed),
+         "publishes",
+         std::to_string(f.batches),
+         "publish_lines",
+         std::to_string(f.linesSent),
+         "publish_errors",
+         std::to_string(f.errors),
+         "last_publish_ms",
+         formatDouble(f.lastBatchMs, 1),
+         "frr_state",
+         publisher_ ? publisher_->state() : "off",
+         "probes_sent",
+         std::to_string(p.sent),
+         "probe_replies",
+         std::to_string(p.replies),
+         "probes_answered",
+         std::to_string(p.answered),
+         "probe_send_errors",
+         std::to_string(p.sendErrors),
+         "probe_malformed",
+         std::to_string(p.malformed),
+         "int_packets",
+         std::to_string(i.packets),
+         "int_bad",
+         std::to_string(i.bad),
+         "int_hops",
+         std::to_string(i.hops),
+         "int_unmapped",
+         std::to_string(i.unmapped),
+         "config_rejected",
+         std::to_string(stats_.configRejected),
+         "frr_restarts",
+         std::to_string(stats_.frrRestarts),
+         "weight_audit",
+         w.state,
+         "weight_audit_diverged_groups",
+         std::to_string(w.divergedGroups),
+         "weight_audit_diverged_routes",
+         std::to_string(w.divergedPrefixes),
+         "weight_audit_repairs",
+         std::to_string(w.repairs),
+         "weight_audit_lookups",
+         std::to_string(w.lookups),
+         "redis_errors",
+         std::to_string(stats_.redisErrors + qualityTable_->errors() + weightTable_->errors()),
+         "updated",
+         isoTime(std::chrono::system_clock::now())},
+        [this](const redis::Value& r) {
+            if (!r.isError() || r.connectionLost()) return;
+            if (stats_.redisErrors++ == 0)
+                log::warning("redis STATE_DB: stats write refused: ", r.str);
+        });
 }
 
 }  // namespace twinrail::pathqd

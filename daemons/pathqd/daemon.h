@@ -15,9 +15,11 @@
 #include "frr_publisher.h"
 #include "int_collector.h"
 #include "link_probe.h"
+#include "twinrail/frr/restart_watcher.h"
 #include "twinrail/quality/quality.h"
 #include "twinrail/redis/client.h"
 #include "twinrail/redis/state_table.h"
+#include "weight_auditor.h"
 
 namespace twinrail::pathqd {
 
@@ -43,6 +45,7 @@ struct Link {
     MetricSnapshot snapshot;  // taken when the level last changed; what BGP carries
     int peerLevel = 0;        // downlinks: the leaf's reported uplink level (0 unknown)
     std::string latencySource = "none";
+    std::string queueSource = "none";      // which SONiC counter (or INT) gave queue_bytes
     std::optional<double> displayLatency;  // RTT/2 or INT hop latency, for operators
     std::chrono::system_clock::time_point lastChangeWall{};
     explicit Link(const quality::Params& p) : filter(p) {}
@@ -55,6 +58,7 @@ struct DaemonStats {
     uint64_t levelChanges = 0;
     uint64_t configRejected = 0;
     uint64_t redisErrors = 0;  // STATE_DB writes refused
+    uint64_t frrRestarts = 0;  // bgpd/zebra starts seen
 };
 
 class Daemon {
@@ -79,6 +83,8 @@ class Daemon {
     void refreshWeights();
     void armStats();
     void publishStats();
+    void onFrrRestart(const std::string& daemon);
+    void armFrrBurst();
     std::optional<redis::Fields> qualityRow(const std::string& port) const;
     std::vector<std::string> qualityKeys() const;
     std::optional<redis::Fields> weightRow(const std::string& key) const;
@@ -94,10 +100,14 @@ class Daemon {
     std::unique_ptr<LinkProber> prober_;
     std::unique_ptr<IntCollector> int_;
     std::unique_ptr<FrrPublisher> publisher_;
+    std::unique_ptr<frr::RestartWatcher> frrWatcher_;
+    std::unique_ptr<WeightAuditor> weightAuditor_;
+    std::vector<netlink::RouteWeights> kernelRoutes_;  // from the last weights dump
+    std::chrono::steady_clock::time_point frrBurstUntil_{};
     std::unique_ptr<redis::Client> stateDb_;
     std::unique_ptr<redis::StateTable> qualityTable_, weightTable_;
     std::map<std::string, redis::Fields> weights_;
-    boost::asio::steady_timer sampleTimer_, weightsTimer_, statsTimer_;
+    boost::asio::steady_timer sampleTimer_, weightsTimer_, statsTimer_, frrBurstTimer_;
     quality::Clock::time_point nextSample_;
     bool sampling_ = false;
     int auditCountdown_ = 0;

@@ -26,7 +26,7 @@ inline bool contains(const std::string& haystack, const std::string& needle) {
 }
 
 class HostroutedFabric : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
         fabric_ = std::make_unique<lab::Fabric>(lab::uniquePrefix("tr"));
@@ -40,14 +40,16 @@ protected:
         daemons_.clear();  // stops hostrouted before its namespace goes
         redis_.reset();
         fabric_.reset();
-        if (!HasFailure()) std::filesystem::remove_all(dir_);
-        else std::cerr << "logs kept in " << dir_ << "\n";
+        if (!HasFailure())
+            std::filesystem::remove_all(dir_);
+        else
+            std::cerr << "logs kept in " << dir_ << "\n";
     }
 
     static nlohmann::json baseConfig(const std::string& ports = "swp3") {
         nlohmann::json cfg;
-        cfg["HOSTROUTED"]["global"] = {{"keepalive", "0.5"}, {"holdtime", "2"},
-                                       {"manage_frr", "true"}};
+        cfg["HOSTROUTED"]["global"] = {
+            {"keepalive", "0.5"}, {"holdtime", "2"}, {"manage_frr", "true"}};
         cfg["HOSTROUTED_INTERFACE"][ports] = nlohmann::json::object();
         return cfg;
     }
@@ -66,19 +68,26 @@ protected:
         return *redis_;
     }
 
-    // Starts hostrouted in `node` and waits until its start-up reconcile is done.
+    // Starts hostrouted in `node` and waits for its READY=1. With `ownNotify` false the
+    // test's own NOTIFY_SOCKET (from the environment) is passed on, and readiness is the
+    // start-up reconcile line instead.
     lab::ChildProcess& startHostrouted(const std::vector<std::string>& args,
-                                       const std::string& node = "l1") {
-        std::vector<std::string> argv{"ip", "netns", "exec", fabric_->ns(node), HOSTROUTED_BIN,
-                                      "--frr-pathspace", fabric_->ns(node)};
+                                       const std::string& node = "l1", bool ownNotify = true) {
+        std::vector<std::string> argv{
+            "ip",           "netns",           "exec",           fabric_->ns(node),
+            HOSTROUTED_BIN, "--frr-pathspace", fabric_->ns(node)};
         argv.insert(argv.end(), args.begin(), args.end());
-        std::string log = dir_ + "/hostrouted-" + node + "-" + std::to_string(daemons_.size()) +
-                          ".log";
-        daemons_.push_back(std::make_unique<lab::ChildProcess>(argv, log));
+        std::string log =
+            dir_ + "/hostrouted-" + node + "-" + std::to_string(daemons_.size()) + ".log";
+        daemons_.push_back(
+            std::make_unique<lab::ChildProcess>(argv, log, lab::ChildOptions{.notify = ownNotify}));
         auto& d = *daemons_.back();
-        bool ready = waitUntil(
-            [&d] { return contains(d.log(), "start-up reconcile") || !d.running(); }, 20s);
-        EXPECT_TRUE(ready && d.running()) << d.log();
+        if (ownNotify) {
+            EXPECT_TRUE(d.waitReady(20s)) << d.log();  // READY=1, as systemd waits for it
+        } else {
+            EXPECT_TRUE(waitUntil(
+                [&d] { return contains(d.log(), "start-up reconcile") || !d.running(); }, 20s));
+        }
         return d;
     }
 

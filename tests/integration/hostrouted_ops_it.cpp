@@ -2,6 +2,8 @@
 // hostile neighbor storms, bad config, and the FRR configuration check.
 #include <signal.h>
 
+#include <thread>
+
 #include "hostrouted_fixture.h"
 
 namespace twinrail::it {
@@ -11,7 +13,8 @@ constexpr int kConfigDb = 4;
 
 TEST_F(HostroutedFabric, StateDbShowsHostsAndSurvivesRedisRestart) {
     auto& r = redis();
-    auto& d = startHostrouted({"--config", writeConfig(baseConfig()), "--redis-socket", r.socket()});
+    auto& d =
+        startHostrouted({"--config", writeConfig(baseConfig()), "--redis-socket", r.socket()});
     hostSpeaks("h1", "10.1.1.1");
     auto row = [&r](const std::string& ip) {
         return r.cli(kStateDb, "HGETALL 'HOST_ROUTE_TABLE|" + ip + "'");
@@ -23,26 +26,33 @@ TEST_F(HostroutedFabric, StateDbShowsHostsAndSurvivesRedisRestart) {
     EXPECT_TRUE(contains(fields, "ipv4"));
     EXPECT_TRUE(contains(fields, "local"));
     EXPECT_TRUE(contains(fields, "since"));
-    EXPECT_TRUE(waitUntil([&r] {
-        return contains(r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' routes"), "1");
-    }, 5s));
+    EXPECT_TRUE(waitUntil(
+        [&r] { return contains(r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' routes"), "1"); },
+        5s));
     // h1 answers the keepalive probes (every 0.5 s here), and the replies are counted.
-    EXPECT_TRUE(waitUntil([&r] {
-        auto replies = r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' probe_replies");
-        return !replies.empty() && replies != "0\n" && replies != "\n";
-    }, 5s)) << r.cli(kStateDb, "HGETALL 'HOST_ROUTE_STATS|global'");
+    EXPECT_TRUE(waitUntil(
+        [&r] {
+            auto replies = r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' probe_replies");
+            return !replies.empty() && replies != "0\n" && replies != "\n";
+        },
+        5s))
+        << r.cli(kStateDb, "HGETALL 'HOST_ROUTE_STATS|global'");
     EXPECT_EQ(r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' probe_send_errors"), "0\n");
 
     r.stop();
     // Routing does not depend on Redis: a host learned while it is down gets its route.
     exec("l1", "ip neigh add 10.1.1.60 lladdr 02:00:00:00:00:60 dev swp3 extern_learn");
-    EXPECT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.60", "10.1.1.60"); }, 10s));
+    EXPECT_TRUE(
+        waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.60", "10.1.1.60"); }, 10s));
     ASSERT_TRUE(d.running());
 
     r.start();  // empty: everything must be republished
-    EXPECT_TRUE(waitUntil([&row] {
-        return contains(row("10.1.1.10"), "installed") && contains(row("10.1.1.60"), "evpn");
-    }, 10s)) << d.log();
+    EXPECT_TRUE(waitUntil(
+        [&row] {
+            return contains(row("10.1.1.10"), "installed") && contains(row("10.1.1.60"), "evpn");
+        },
+        10s))
+        << d.log();
     // A row nobody owns (left by an older run, or written by hand) is removed when
     // hostrouted resyncs after its connection drops.
     r.cli(kStateDb, "HSET 'HOST_ROUTE_TABLE|10.1.1.99' state installed");
@@ -67,20 +77,22 @@ TEST_F(HostroutedFabric, NeighborStormIsCappedCountedAndSurvived) {
     // kernel itself stops creating entries at gc_thresh3, 1024 by default).
     std::string batch;
     for (int i = 0; i < 900; ++i)
-        batch += "neigh add 10.8." + std::to_string(1 + i / 250) + "." + std::to_string(1 + i % 250) +
+        batch += "neigh add 10.8." + std::to_string(1 + i / 250) + "." +
+                 std::to_string(1 + i % 250) +
                  " lladdr 02:00:00:00:" + std::to_string(10 + i / 250) + ":" +
                  std::to_string(10 + i % 80) + " dev swp4 nud reachable\n";
     std::ofstream(dir_ + "/storm.batch") << batch;
     exec("l1", "ip -batch " + dir_ + "/storm.batch");
-    ASSERT_TRUE(waitUntil([&r] {
-        return r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' refused") == "800\n";
-    }, 15s)) << r.cli(kStateDb, "HGETALL 'HOST_ROUTE_STATS|global'");
+    ASSERT_TRUE(waitUntil(
+        [&r] { return r.cli(kStateDb, "HGET 'HOST_ROUTE_STATS|global' refused") == "800\n"; }, 15s))
+        << r.cli(kStateDb, "HGETALL 'HOST_ROUTE_STATS|global'");
     EXPECT_EQ(exec("l1", "ip route show table 10 dev swp4 | wc -l"), "100\n");
     EXPECT_TRUE(d.running());
     EXPECT_TRUE(contains(d.log(), "refused 800 new hosts")) << d.log();
     // Other ports are unaffected by one port's storm.
     hostSpeaks("h1", "10.1.1.1");
-    EXPECT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 10s));
+    EXPECT_TRUE(
+        waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 10s));
 }
 
 TEST_F(HostroutedFabric, BadConfigFileExits78NamingTheField) {
@@ -98,7 +110,8 @@ TEST_F(HostroutedFabric, BadConfigAtRuntimeKeepsLastGoodConfig) {
     const auto path = writeConfig(baseConfig());
     auto& d = startHostrouted({"--config", path});
     hostSpeaks("h1", "10.1.1.1");
-    ASSERT_TRUE(waitUntil([this] { return routeIn("l1", "ip route show table 10", "10.1.1.10"); }, 10s));
+    ASSERT_TRUE(
+        waitUntil([this] { return routeIn("l1", "ip route show table 10", "10.1.1.10"); }, 10s));
     auto bad = baseConfig();
     bad["HOSTROUTED_INTERFACE"] = {{"swp3", {{"enabled", "perhaps"}}}};
     writeConfig(bad);
@@ -113,7 +126,8 @@ TEST_F(HostroutedFabric, BadConfigAtRuntimeKeepsLastGoodConfig) {
     none["HOSTROUTED_INTERFACE"] = {{"swp3", {{"enabled", "false"}}}};
     writeConfig(none);
     d.signal(SIGHUP);
-    EXPECT_TRUE(waitUntil([this] { return !routeIn("l1", "ip route show table 10", "10.1.1.10"); }, 5s))
+    EXPECT_TRUE(
+        waitUntil([this] { return !routeIn("l1", "ip route show table 10", "10.1.1.10"); }, 5s))
         << d.log();
 }
 
@@ -123,23 +137,29 @@ TEST_F(HostroutedFabric, ConfigDbDrivesTheDaemonLive) {
     r.cli(kConfigDb, "HSET 'HOSTROUTED_INTERFACE|swp3' NULL NULL");
     auto& d = startHostrouted({"--redis-socket", r.socket()});
     hostSpeaks("h1", "10.1.1.1");
-    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 10s))
+    ASSERT_TRUE(
+        waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 10s))
         << d.log();
     // A bad runtime value is rejected with its key and field; the daemon keeps going.
     r.cli(kConfigDb, "HSET 'HOSTROUTED|global' holdtime never");
-    EXPECT_TRUE(waitUntil([&d] { return contains(d.log(), "HOSTROUTED|global field holdtime"); }, 5s))
+    EXPECT_TRUE(
+        waitUntil([&d] { return contains(d.log(), "HOSTROUTED|global field holdtime"); }, 5s))
         << d.log();
     EXPECT_TRUE(d.running());
     r.cli(kConfigDb, "HSET 'HOSTROUTED|global' holdtime 2");
     // Removing the port from CONFIG_DB withdraws its host routes, live.
     r.cli(kConfigDb, "DEL 'HOSTROUTED_INTERFACE|swp3'");
-    EXPECT_TRUE(waitUntil([this] { return !routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 5s))
+    EXPECT_TRUE(
+        waitUntil([this] { return !routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10"); }, 5s))
         << d.log();
     r.cli(kConfigDb, "HSET 'HOSTROUTED_INTERFACE|swp*' NULL NULL");
-    EXPECT_TRUE(waitUntil([this] {
-        hostSpeaks("h1", "10.1.1.1");
-        return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10");
-    }, 10s)) << d.log();
+    EXPECT_TRUE(waitUntil(
+        [this] {
+            hostSpeaks("h1", "10.1.1.1");
+            return routeIn("l2", "ip route show 10.1.1.10", "10.1.1.10");
+        },
+        10s))
+        << d.log();
 }
 
 TEST_F(HostroutedFabric, FrrCheckNamesMissingLinesAndManageAddsOnlyThose) {
@@ -149,13 +169,15 @@ TEST_F(HostroutedFabric, FrrCheckNamesMissingLinesAndManageAddsOnlyThose) {
     ASSERT_TRUE(waitUntil([&check] { return contains(check.log(), "set manage_frr=true"); }, 10s))
         << check.log();
     auto log = check.log();
-    EXPECT_TRUE(contains(log, "FRR config missing (host routes will not be advertised): ip import-table 10"));
+    EXPECT_TRUE(contains(
+        log, "FRR config missing (host routes will not be advertised): ip import-table 10"));
     EXPECT_TRUE(contains(log, "router bgp / address-family ipv4 unicast / redistribute table 10"));
     check.stop();
     auto before = fabric_->vtysh("l2", "show running-config");
     cfg["HOSTROUTED"]["global"]["manage_frr"] = "true";
     auto& manage = startHostrouted({"--config", writeConfig(cfg, "manage.json")}, "l2");
-    ASSERT_TRUE(waitUntil([&manage] { return contains(manage.log(), "configuration present"); }, 15s))
+    ASSERT_TRUE(
+        waitUntil([&manage] { return contains(manage.log(), "configuration present"); }, 15s))
         << manage.log();
     auto after = fabric_->vtysh("l2", "show running-config");
     EXPECT_TRUE(contains(after, "ip import-table 10"));
@@ -168,8 +190,42 @@ TEST_F(HostroutedFabric, FrrCheckNamesMissingLinesAndManageAddsOnlyThose) {
     // A second start finds nothing to add.
     manage.stop();
     auto& again = startHostrouted({"--config", writeConfig(cfg, "manage.json")}, "l2");
-    ASSERT_TRUE(waitUntil([&again] { return contains(again.log(), "configuration present"); }, 15s));
+    ASSERT_TRUE(
+        waitUntil([&again] { return contains(again.log(), "configuration present"); }, 15s));
     EXPECT_FALSE(contains(again.log(), "FRR: added"));
+}
+
+}  // namespace twinrail::it
+
+namespace twinrail::it {
+
+// systemd stops the daemon with SIGTERM on every restart and upgrade: it must exit 0
+// every time (a crash at exit once hid a use-after-free) and leave the routes in place.
+TEST_F(HostroutedFabric, SigtermStopsCleanlyEveryTimeAndKeepsRoutes) {
+    auto& r = redis();
+    auto cfg = baseConfig();
+    std::string path = writeConfig(cfg);
+    hostSpeaks("h1", "10.1.1.1");
+    for (int i = 0; i < 10; ++i) {
+        lab::ChildProcess d(
+            {"ip", "netns", "exec", fabric_->ns("l1"), HOSTROUTED_BIN, "--frr-pathspace",
+             fabric_->ns("l1"), "--config", path, "--redis-socket", r.socket()},
+            dir_ + "/sigterm-" + std::to_string(i) + ".log", {.notify = true});
+        ASSERT_TRUE(d.waitReady(20s)) << d.log();
+        if (i == 0) {
+            ASSERT_TRUE(waitUntil(
+                [this] { return routeIn("l1", "ip route show table 10", "10.1.1.10"); }, 10s))
+                << d.log();
+        }
+        // Some runs are stopped at once, some after their timers and Redis have run.
+        std::this_thread::sleep_for(std::chrono::milliseconds(100 * (i % 4)));
+        d.signal(SIGTERM);
+        auto rc = d.wait(10s);
+        ASSERT_TRUE(rc.has_value()) << "run " << i << " did not exit\n" << d.log();
+        EXPECT_EQ(*rc, 0) << "run " << i << "\n" << d.log();
+        EXPECT_FALSE(contains(d.log(), "AddressSanitizer")) << d.log();
+        EXPECT_TRUE(routeIn("l1", "ip route show table 10", "10.1.1.10")) << "run " << i;
+    }
 }
 
 }  // namespace twinrail::it

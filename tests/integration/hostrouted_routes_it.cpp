@@ -29,7 +29,8 @@ struct NotifySocket {
     std::string drain() {
         std::string all;
         char buf[512];
-        for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) all.append(buf, static_cast<size_t>(n)) += "\n";
+        for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;)
+            all.append(buf, static_cast<size_t>(n)) += "\n";
         return all;
     }
 };
@@ -41,19 +42,26 @@ TEST_F(HostroutedFabric, HostRoutesReachTheFarLeafOverBgp) {
     setenv("WATCHDOG_USEC", "400000", 1);
     auto cfg = baseConfig();
     cfg["HOSTROUTED"]["global"]["proxy_arp"] = "true";
-    startHostrouted({"--config", writeConfig(cfg)});
+    // The test's own NOTIFY_SOCKET, drained only for the first 3 s below: once its queue is
+    // full, a blocking sd_notify would freeze the daemon (it once did), and no host route
+    // would follow.
+    startHostrouted({"--config", writeConfig(cfg)}, "l1", false);
     unsetenv("NOTIFY_SOCKET");
     unsetenv("WATCHDOG_USEC");
     std::string notes;
-    EXPECT_TRUE(waitUntil([&notes, &notify] {
-        notes += notify.drain();
-        return contains(notes, "READY=1") && contains(notes, "WATCHDOG=1");
-    }, 3s)) << notes;
+    EXPECT_TRUE(waitUntil(
+        [&notes, &notify] {
+            notes += notify.drain();
+            return contains(notes, "READY=1") && contains(notes, "WATCHDOG=1");
+        },
+        3s))
+        << notes;
     EXPECT_EQ(exec("l1", "cat /proc/sys/net/ipv4/conf/swp3/proxy_arp"), "1\n");
     EXPECT_EQ(exec("l1", "cat /proc/sys/net/ipv4/conf/swp4/proxy_arp"), "0\n");  // not managed
     hostSpeaks("h1", "10.1.1.1");
     hostSpeaks("h1", "2001:db8:1::1");
-    ASSERT_TRUE(waitUntil([this] { return routeIn("l1", kL1Table, "10.1.1.10 dev swp3 proto 201"); }, 10s))
+    ASSERT_TRUE(
+        waitUntil([this] { return routeIn("l1", kL1Table, "10.1.1.10 dev swp3 proto 201"); }, 10s))
         << exec("l1", "ip neigh; ip route show table 10");
     ASSERT_TRUE(waitUntil([this] { return routeIn("l2", kL2V4, "10.1.1.10 nhid"); }, 10s))
         << exec("l2", "ip route") << fabric_->vtysh("l1", "show running-config");
@@ -81,15 +89,16 @@ TEST_F(HostroutedFabric, SilentHostIsWithdrawnWithinHoldtime) {
     // The host silently drops its address: no more ARP replies, no link event.
     exec("h1", "ip addr del 10.1.1.10/24 dev eth0");
     auto t0 = std::chrono::steady_clock::now();
-    ASSERT_TRUE(waitUntil([this] { return !routeIn("l1", kL1Table, "10.1.1.10"); }, 8s))
-        << d.log();
+    ASSERT_TRUE(waitUntil([this] { return !routeIn("l1", kL1Table, "10.1.1.10"); }, 8s)) << d.log();
     auto local = std::chrono::steady_clock::now() - t0;
     ASSERT_TRUE(waitUntil([this] { return !routeIn("l2", kL2V4, "10.1.1.10"); }, 5s));
     auto remote = std::chrono::steady_clock::now() - t0;
-    RecordProperty("withdraw_local_ms",
-                   static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(local).count()));
-    RecordProperty("withdraw_remote_ms",
-                   static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(remote).count()));
+    RecordProperty(
+        "withdraw_local_ms",
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(local).count()));
+    RecordProperty(
+        "withdraw_remote_ms",
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(remote).count()));
     // The entry still exists in the kernel (STALE), so only the probes can have noticed.
     EXPECT_TRUE(contains(exec("l1", "ip neigh show 10.1.1.10"), "10.1.1.10"));
     // The host comes back and answers: the route returns.
@@ -106,10 +115,12 @@ TEST_F(HostroutedFabric, HostPortLinkDownWithdrawsAndLinkUpRelearns) {
     EXPECT_TRUE(waitUntil([this] { return !routeIn("l1", kL1Table, "10.1.1.10"); }, 1500ms));
     EXPECT_TRUE(waitUntil([this] { return !routeIn("l2", kL2V4, "10.1.1.10"); }, 5s));
     exec("h1", "ip link set eth0 up && ip route replace default via 10.1.1.1");
-    EXPECT_TRUE(waitUntil([this] {
-        hostSpeaks("h1", "10.1.1.1");
-        return routeIn("l2", kL2V4, "10.1.1.10");
-    }, 15s));
+    EXPECT_TRUE(waitUntil(
+        [this] {
+            hostSpeaks("h1", "10.1.1.1");
+            return routeIn("l2", kL2V4, "10.1.1.10");
+        },
+        15s));
 }
 
 TEST_F(HostroutedFabric, RestartAfterKillNineNeverWithdraws) {
@@ -133,7 +144,8 @@ TEST_F(HostroutedFabric, RestartAfterKillNineNeverWithdraws) {
     }
     // Positive control: the monitors do see route changes (a new host now).
     exec("l1", "ip neigh add 10.1.1.70 lladdr 02:00:00:00:00:70 dev swp3 extern_learn");
-    EXPECT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.70", "10.1.1.70"); }, 10s));
+    EXPECT_TRUE(
+        waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.70", "10.1.1.70"); }, 10s));
     std::this_thread::sleep_for(300ms);
     watchL1.stop();
     watchL2.stop();
@@ -152,7 +164,8 @@ TEST_F(HostroutedFabric, PolicyAcceptsEvpnSyncedAndIgnoresSpecialEntries) {
     exec("l1", "ip neigh add 10.9.9.9 lladdr 02:00:00:00:00:52 dev swp3 nud reachable");
     exec("l1", "ip -6 neigh add fe80::99 lladdr 02:00:00:00:00:53 dev swp3 nud reachable");
     exec("l1", "ip neigh add 10.1.1.51 lladdr 02:00:00:00:00:54 dev swp1 nud reachable");
-    ASSERT_TRUE(waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.50", "10.1.1.50"); }, 10s));
+    ASSERT_TRUE(
+        waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.50", "10.1.1.50"); }, 10s));
     std::this_thread::sleep_for(1s);
     auto table = exec("l1", kL1Table);
     EXPECT_FALSE(contains(table, "169.254.0.1")) << table;

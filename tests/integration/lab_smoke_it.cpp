@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "lab_fixture.h"
 #include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/measure.h"
 #include "twinrail/lab/plan_lab.h"
@@ -17,55 +18,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// 1-6 characters, unique per process, so parallel runs cannot collide.
-std::string labName() {
-    std::string id = "c";
-    for (auto pid = static_cast<unsigned>(getpid()); pid > 0 && id.size() < 6; pid /= 36)
-        id += "0123456789abcdefghijklmnopqrstuvwxyz"[pid % 36];
-    return id;
-}
-
-lab::LabBinaries binaries() {
-    lab::LabBinaries b;
-    b.hostrouted = HOSTROUTED_BIN;
-    b.pathqd = PATHQD_BIN;
-    b.self = TWINRAIL_LAB_BIN;
-    b.twinrail = TWINRAIL_BIN;
-    return b;
-}
-
-std::vector<std::string> leftovers(const std::string& name) {
-    std::vector<std::string> out;
-    const std::string pre = lab::PlanLab::nsPrefix(name);
-    if (lab::sh("ip netns list | grep -c '^" + pre + "'").out != "0\n") out.push_back("namespaces");
-    if (fs::exists(lab::PlanLab::stateDir(name))) out.push_back(lab::PlanLab::stateDir(name));
-    for (const char* root : {"/var/run/frr", "/etc/frr"})
-        for (const auto& e : fs::directory_iterator(root))
-            if (e.path().filename().string().rfind(pre, 0) == 0) out.push_back(e.path().string());
-    if (lab::sh("pgrep -f -- '--frr-pathspace " + pre + "'").rc == 0) out.push_back("daemons");
-    return out;
-}
-
-// Every NIC pings every other NIC, and every leaf pings every NIC from its loopback. A
-// loopback lives in one plane only, so the replies must come back through that plane:
-// together that is all-to-all reachability through each plane. Returns the failures.
-std::string pingAllPlanes(const std::string& name, const twinrail::plan::Plan& p) {
-    std::string failures;
-    auto pingAll = [&](const std::string& node, const std::string& from, const std::string& self) {
-        std::string cmd = "true";
-        for (const auto& b : p.servers)
-            for (const auto& bn : b.nics)
-                if (bn.address != self)
-                    cmd += "; ping -c1 -W2 -I " + from + " " + bn.address +
-                           " >/dev/null 2>&1 || echo " + node + "-" + bn.address;
-        failures += lab::inNode(name, node, cmd).out;
-    };
-    for (const auto& a : p.servers)
-        for (const auto& an : a.nics) pingAll(lab::PlanLab::nicNode(a, an), an.address, an.address);
-    for (const auto& sw : p.switches)
-        if (!sw.spine) pingAll(sw.name, sw.loopback, "");
-    return failures;
-}
+using twinrail::it::binaries;
+using twinrail::it::labName;
+using twinrail::it::leftovers;
+using twinrail::it::pingAllPlanes;
 
 class LabSmoke : public ::testing::Test {
   protected:
@@ -121,22 +77,25 @@ TEST_F(LabSmoke, UpReachFailALeafRestoreDown) {
 
     // The operator CLI against a leaf's and a spine's Redis: table, JSON, and a stopped daemon.
     auto cli = [this](const std::string& node, const std::string& args) {
-        return lab::sh(std::string(TWINRAIL_BIN) + " --redis-socket " + lab::PlanLab::stateDir(name_) + "/" +
-                       node + "/redis.sock " + args);
+        return lab::sh(std::string(TWINRAIL_BIN) + " --redis-socket " +
+                       lab::PlanLab::stateDir(name_) + "/" + node + "/redis.sock " + args);
     };
     auto table = cli("p1-leaf1", "show host-routes --family 4");
     EXPECT_EQ(table.rc, 0) << table.err;
     EXPECT_NE(table.out.find("10.128.0.2 "), std::string::npos) << table.out;
     EXPECT_NE(table.out.find("10.128.0.3 "), std::string::npos) << table.out;
-    auto rows = nlohmann::json::parse(cli("p1-leaf1", "--json show host-routes --interface swp1").out, nullptr, false);
+    auto rows = nlohmann::json::parse(
+        cli("p1-leaf1", "--json show host-routes --interface swp1").out, nullptr, false);
     ASSERT_TRUE(rows.is_array());
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0]["host"], "10.128.0.2");
-    auto ports = nlohmann::json::parse(cli("p1-spine2", "--json show path-quality").out, nullptr, false);
+    auto ports =
+        nlohmann::json::parse(cli("p1-spine2", "--json show path-quality").out, nullptr, false);
     ASSERT_TRUE(ports.is_array());
     EXPECT_EQ(ports.size(), 2u);
     lab::inNode(name_, "p1-spine2", "pkill -x pathqd");
-    EXPECT_TRUE(lab::waitUntil([&cli] { return cli("p1-spine2", "show path-quality").rc == 3; }, 20s, 1s))
+    EXPECT_TRUE(
+        lab::waitUntil([&cli] { return cli("p1-spine2", "show path-quality").rc == 3; }, 20s, 1s))
         << "a stopped pathqd must give exit 3 once its state is 10 s old";
     EXPECT_NE(cli("p1-spine2", "show path-quality").err.find("not running"), std::string::npos);
 

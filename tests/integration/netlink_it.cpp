@@ -7,12 +7,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <boost/asio/io_context.hpp>
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
 #include <fstream>
 #include <map>
 
 #include "twinrail/lab/fabric.h"
+#include "twinrail/lab/process.h"
+#include "twinrail/lab/shell.h"
 #include "twinrail/netlink/monitor.h"
 #include "twinrail/netlink/route_table.h"
 
@@ -26,15 +28,20 @@ struct Recorder : netlink::NetlinkObserver {
     std::map<IpAddr, bool> neighbors;  // ip -> seen in current snapshot
     std::map<int, netlink::LinkState> links;
     int snapshots = 0;
+    int aborted = 0;
     bool inSnapshot = false;
     void onLink(const netlink::LinkState& l, bool removed) override {
-        if (removed) links.erase(l.ifindex);
-        else links[l.ifindex] = l;
+        if (removed)
+            links.erase(l.ifindex);
+        else
+            links[l.ifindex] = l;
     }
     void onAddress(const netlink::AddressEntry&, bool) override {}
     void onNeighbor(const netlink::NeighborEntry& n, bool removed) override {
-        if (removed) neighbors.erase(n.ip);
-        else neighbors[n.ip] = true;
+        if (removed)
+            neighbors.erase(n.ip);
+        else
+            neighbors[n.ip] = true;
     }
     void onSnapshotBegin() override {
         inSnapshot = true;
@@ -45,16 +52,21 @@ struct Recorder : netlink::NetlinkObserver {
         inSnapshot = false;
         std::erase_if(neighbors, [](const auto& kv) { return !kv.second; });
     }
+    void onSnapshotAborted() override {
+        ++aborted;
+        inSnapshot = false;  // no sweep: what was not seen is not known to be gone
+    }
     void onBurstEnd() override {}
     size_t ours() const {  // the test's own entries; the kernel adds the peer's link-local
         auto subnet = *IpPrefix::parse("10.50.0.0/16");
-        return static_cast<size_t>(std::count_if(neighbors.begin(), neighbors.end(),
-                                                 [&subnet](const auto& kv) { return subnet.contains(kv.first); }));
+        return static_cast<size_t>(
+            std::count_if(neighbors.begin(), neighbors.end(),
+                          [&subnet](const auto& kv) { return subnet.contains(kv.first); }));
     }
 };
 
 class NetlinkIt : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         fabric_ = std::make_unique<lab::Fabric>(lab::uniquePrefix("tn"));
         fabric_->addNode("a");
@@ -90,7 +102,7 @@ protected:
 TEST_F(NetlinkIt, MonitorRecoversFromOverflowByRedumping) {
     boost::asio::io_context io;
     Recorder rec;
-    netlink::NetlinkMonitor monitor(io, rec, 4096);  // tiny on purpose
+    netlink::NetlinkMonitor monitor(io, rec, {4096, {}});  // tiny on purpose
     monitor.start();
     EXPECT_EQ(rec.snapshots, 1);
     EXPECT_EQ(rec.ours(), 0u);
@@ -154,4 +166,84 @@ TEST_F(NetlinkIt, RouteTableBatchesAndReportsErrorsPerRoute) {
     EXPECT_EQ(results[1].error, 0);
     EXPECT_EQ(results[2].error, ESRCH);
     EXPECT_EQ(table.dump(AF_INET, 10, 201).size(), 4999u);
+}
+
+// The kernel flags a dump that raced a change (NLE_DUMP_INTR). It is read again at once;
+// the snapshot completes and the daemon goes on.
+TEST_F(NetlinkIt, InterruptedDumpIsReadAgainInPlace) {
+    boost::asio::io_context io;
+    Recorder rec;
+    int neighborDumps = 0;
+    netlink::MonitorOptions opts;
+    opts.interruptDump = [&neighborDumps](int type) {
+        return type == RTM_GETNEIGH && ++neighborDumps <= 2;  // the first two come back flagged
+    };
+    netlink::NetlinkMonitor monitor(io, rec, opts);
+    addNeighbors(20, 0);
+    monitor.start();
+    EXPECT_EQ(monitor.stats().dumpsInterrupted, 2u);
+    EXPECT_EQ(monitor.stats().snapshotsAborted, 0u);
+    EXPECT_EQ(rec.snapshots, 1);
+    EXPECT_EQ(rec.aborted, 0);
+    EXPECT_EQ(rec.ours(), 20u);
+}
+
+// A snapshot whose dumps keep failing must not sweep (that would withdraw live hosts);
+// it is aborted and taken again a second later.
+TEST_F(NetlinkIt, SnapshotThatKeepsFailingIsAbortedWithoutSweepAndRetried) {
+    boost::asio::io_context io;
+    Recorder rec;
+    bool failing = false;
+    netlink::MonitorOptions opts;
+    opts.interruptDump = [&failing](int type) { return failing && type == RTM_GETADDR; };
+    netlink::NetlinkMonitor monitor(io, rec, opts);
+    addNeighbors(20, 0);
+    monitor.start();
+    ASSERT_EQ(rec.ours(), 20u);
+    failing = true;
+    EXPECT_FALSE(monitor.snapshot("test"));
+    EXPECT_EQ(rec.aborted, 1);
+    EXPECT_EQ(rec.snapshots, 1);  // no second end: nothing swept
+    EXPECT_EQ(rec.ours(), 20u);   // every host still there
+    EXPECT_GE(monitor.stats().dumpsInterrupted, 5u);
+    failing = false;
+    io.run_for(1500ms);  // the retry, a second later
+    EXPECT_EQ(rec.snapshots, 2);
+    EXPECT_EQ(rec.ours(), 20u);
+}
+
+// The real thing: addresses change while multi-part address dumps run. Whatever the
+// kernel flags is read again; the monitor never stops and ends at the kernel's state.
+TEST_F(NetlinkIt, DumpsRacingAddressChurnAreRetriedNotFatal) {
+    std::string path = "/tmp/" + fabric_->prefix() + "-addr.batch";
+    {
+        std::ofstream f(path);
+        for (int i = 0; i < 3000; ++i)
+            f << "addr add 10.60." << (i / 250) << "." << (1 + i % 250) << "/32 dev lo\n";
+    }
+    fabric_->execOk("a", "ip -batch " + path);
+    std::remove(path.c_str());
+    boost::asio::io_context io;
+    Recorder rec;
+    netlink::NetlinkMonitor monitor(io, rec);
+    monitor.start();
+    addNeighbors(20, 0);
+    lab::ChildProcess churn({"ip", "netns", "exec", fabric_->ns("a"), "bash", "-c",
+                             "while :; do ip addr add 10.61.0.1/32 dev lo; "
+                             "ip addr del 10.61.0.1/32 dev lo; done"},
+                            "/dev/null");
+    int completed = 0;
+    auto until = std::chrono::steady_clock::now() + 4s;
+    while (std::chrono::steady_clock::now() < until) {
+        if (monitor.snapshot("churn")) ++completed;
+        io.poll();
+    }
+    churn.stop();
+    io.run_for(1500ms);  // a pending retry, if the last one aborted
+    std::cout << "snapshots completed " << completed << ", dumps interrupted "
+              << monitor.stats().dumpsInterrupted << ", aborted "
+              << monitor.stats().snapshotsAborted << "\n";
+    EXPECT_GT(completed, 0);
+    EXPECT_GT(monitor.stats().dumpsInterrupted, 0u) << "the churn never raced a dump";
+    EXPECT_EQ(rec.ours(), 20u);
 }

@@ -87,11 +87,10 @@ class PathqdFabric : public ::testing::Test {
         if (withRedis) argv.insert(argv.end(), {"--redis-socket", redisFor(node).socket()});
         argv.insert(argv.end(), extra.begin(), extra.end());
         std::string log = dir_ + "/pathqd-" + node + "-" + std::to_string(daemons_.size()) + ".log";
-        daemons_.push_back(std::make_unique<lab::ChildProcess>(argv, log));
+        daemons_.push_back(
+            std::make_unique<lab::ChildProcess>(argv, log, lab::ChildOptions{.notify = true}));
         auto& d = *daemons_.back();
-        bool ready = waitUntil(
-            [&d] { return d.log().find("sampling") != std::string::npos || !d.running(); }, 10s);
-        EXPECT_TRUE(ready && d.running()) << d.log();
+        EXPECT_TRUE(d.waitReady(10s)) << d.log();  // READY=1, as systemd waits for it
         return d;
     }
 

@@ -1,5 +1,7 @@
 // pathqd end to end: shaping and loading a link moves the remote leaf's kernel weights,
 // and removing the shaping brings them back; steady load publishes nothing.
+#include <csignal>
+
 #include "pathqd_fixture.h"
 
 namespace twinrail::it {
@@ -40,6 +42,42 @@ TEST_F(PathqdFabric, DegradedLocalUplinkMovesOwnWeights) {
     EXPECT_TRUE(
         waitUntil([this] { return std::abs(share("l1", kH2Net, "swp1") - 50.0) <= 2.0; }, 25s))
         << "l1 weights: " << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+}
+
+// frr#23295: the kernel's weights drift from what BGP's link bandwidths say while BGP
+// looks healthy. Forged here by rewriting zebra's kernel route behind its back (zebra
+// ignores changes to its own routes, which is what makes such a drift stick). The audit
+// reports it in STATE_DB and, with weight_audit_repair, deletes the route for zebra to
+// reinstall with the right weights.
+TEST_F(PathqdFabric, WeightAuditFindsAndRepairsKernelWeightsThatDrifted) {
+    auto audit = nlohmann::json{{"weight_audit_interval", "2"}, {"weight_audit_repair", "false"}};
+    startPathqd("s1", config("downlink"));
+    startPathqd("s2", config("downlink"));
+    auto& l1 = startPathqd("l1", config("uplink", audit), true);
+    ASSERT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") == 50.0; }, 15s));
+    ASSERT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "ok"; }, 10s)) << l1.log();
+    fabric_->execOk(
+        "l1",
+        "ip route replace 10.2.2.0/24 proto bgp metric 20 "
+        "nexthop via inet6 $(ip -6 neigh show dev swp1 | awk \"/fe80/{print \\$1; exit}\") "
+        "dev swp1 weight 10 nexthop via inet6 $(ip -6 neigh show dev swp2 | awk "
+        "\"/fe80/{print \\$1; exit}\") dev swp2 weight 90");
+    ASSERT_LT(share("l1", kH2Net, "swp1"), 15.0)
+        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+    EXPECT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "diverged"; }, 10s))
+        << l1.log();
+    EXPECT_NE(stat("l1", "weight_audit_diverged_routes"), "0");
+    EXPECT_LT(share("l1", kH2Net, "swp1"), 15.0);  // reported, not touched
+    EXPECT_NE(l1.log().find("but BGP's link bandwidths imply"), std::string::npos) << l1.log();
+
+    auto repair = audit;
+    repair["weight_audit_repair"] = "true";
+    std::ofstream(dir_ + "/pathqd-l1.json") << config("uplink", repair).dump(2);
+    l1.signal(SIGHUP);
+    EXPECT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") == 50.0; }, 15s))
+        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out << l1.log();
+    EXPECT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "ok"; }, 10s)) << l1.log();
+    EXPECT_NE(stat("l1", "weight_audit_repairs"), "0");
 }
 
 TEST_F(PathqdFabric, SteadyLoadCausesNoRouteMapChanges) {

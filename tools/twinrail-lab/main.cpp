@@ -2,6 +2,8 @@
 // FRR, Redis, hostrouted and pathqd. See `twinrail-lab --help`.
 #include <unistd.h>
 
+#include <csignal>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +35,14 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
   status [--json]      processes, BGP sessions, host routes, NIC reachability per plane
   fail NODE[:PORT]     take a switch (all its ports) or one port down
   restore NODE[:PORT]  bring it back; NICs on it announce themselves again
+  stop NODE SERVICE [--kill]
+                       stop a switch's redis, hostrouted or pathqd (SIGTERM, or SIGKILL)
+  start NODE SERVICE   start it again as the lab does (the daemons as their units run)
+  restart-frr NODE [--kill|--clean|--service]
+                       restart a switch's FRR: zebra and bgpd killed with SIGKILL and
+                       started again (--kill, the default), every FRR daemon stopped and
+                       started (--clean), or FRR's init script as `systemctl restart frr`
+                       runs it, under watchfrr from then on (--service)
   measure --fail NODE[:PORT] [--from NIC --to NIC] [--seconds N] [--json]
                        UDP flows both ways while NODE fails: the interruption
   down                 remove everything of the lab: processes, namespaces, files
@@ -56,6 +66,8 @@ struct Options {
     std::string failTarget;
     int seconds = 6;
     bool json = false;
+    lab::FrrRestart frrRestart = lab::FrrRestart::Kill;
+    bool killGiven = false;
     lab::LabBinaries bins;
 };
 
@@ -101,6 +113,11 @@ Options parse(int argc, char** argv) {
             o.seconds = std::stoi(value());
         } else if (a == "--json") {
             o.json = true;
+        } else if (a == "--kill" || a == "--clean" || a == "--service") {
+            o.killGiven = a == "--kill";
+            o.frrRestart = a == "--kill"    ? lab::FrrRestart::Kill
+                           : a == "--clean" ? lab::FrrRestart::Clean
+                                            : lab::FrrRestart::Service;
         } else if (a.rfind("--", 0) == 0) {
             throw UsageError{"unknown option " + a};
         } else {
@@ -203,6 +220,13 @@ int hidden(const std::vector<std::string>& a, const std::string& cmd) {
     throw UsageError{"bad arguments for " + cmd};
 }
 
+lab::Service serviceFrom(const std::string& name) {
+    if (name == "redis") return lab::Service::Redis;
+    if (name == "hostrouted") return lab::Service::Hostrouted;
+    if (name == "pathqd") return lab::Service::Pathqd;
+    throw UsageError{"unknown service " + name + " (redis, hostrouted, pathqd)"};
+}
+
 int run(const Options& o) {
     const std::string& c = o.command;
     if (c == "announce" || c == "flow-send" || c == "flow-recv") return hidden(o.args, c);
@@ -222,6 +246,25 @@ int run(const Options& o) {
             lab::restoreNode(o.name, o.bins, o.args[0]);
         }
         std::cout << c << " " << o.args[0] << ": done\n";
+        return exitcode::kOk;
+    }
+    if ((c == "stop" || c == "start") && o.args.size() == 2) {
+        lab::Service svc = serviceFrom(o.args[1]);
+        if (c == "start") {
+            lab::startService(o.name, o.bins, o.args[0], svc);
+        } else if (!lab::stopService(
+                       o.name, o.args[0], svc,
+                       o.frrRestart == lab::FrrRestart::Kill && o.killGiven ? SIGKILL : SIGTERM)) {
+            std::cerr << "twinrail-lab: " << o.args[1] << " was not running on " << o.args[0]
+                      << "\n";
+            return exitcode::kUnavailable;
+        }
+        std::cout << c << " " << o.args[0] << " " << o.args[1] << ": done\n";
+        return exitcode::kOk;
+    }
+    if (c == "restart-frr" && o.args.size() == 1) {
+        lab::restartFrr(o.name, o.args[0], o.frrRestart);
+        std::cout << "restart-frr " << o.args[0] << ": done\n";
         return exitcode::kOk;
     }
     throw UsageError{"unknown command or arguments: " + c};

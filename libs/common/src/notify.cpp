@@ -22,7 +22,10 @@ bool sdNotify(std::string_view state) {
     int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return false;
     auto addrLen = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len);
-    ssize_t sent = ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL,
+    // Never wait for the receiver: a unix datagram queue holds only max_dgram_qlen (10)
+    // messages, and a blocking send to a busy or stuck reader would freeze the event loop
+    // (and with it routing). A watchdog ping dropped here is sent again next period.
+    ssize_t sent = ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL | MSG_DONTWAIT,
                             reinterpret_cast<sockaddr*>(&addr), addrLen);
     ::close(fd);
     return sent == static_cast<ssize_t>(state.size());
@@ -39,7 +42,9 @@ void WatchdogPinger::start() {
     if (interval_.count() > 0) arm();
 }
 
-void WatchdogPinger::stop() { timer_.cancel(); }
+void WatchdogPinger::stop() {
+    timer_.cancel();
+}
 
 void WatchdogPinger::arm() {
     timer_.expires_after(interval_);

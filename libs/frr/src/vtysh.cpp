@@ -25,6 +25,14 @@ void Vtysh::showRunning(std::function<void(bool, std::string)> done) {
     });
 }
 
+void Vtysh::show(const std::string& command, std::function<void(bool, std::string)> done) {
+    run({"-c", command}, [done = std::move(done)](ProcessResult r) {
+        if (r.timedOut) return done(false, "no answer within 20 s (FRR busy or hung?)");
+        if (r.exitCode != 0) return done(false, r.err.empty() ? r.out : r.err);
+        done(true, std::move(r.out));
+    });
+}
+
 void Vtysh::ensure(const std::vector<ConfigLine>& required, bool apply,
                    std::function<void(EnsureResult)> done) {
     showRunning([this, required, apply, done = std::move(done)](bool ok, const std::string& text) {
@@ -45,14 +53,17 @@ void Vtysh::ensure(const std::vector<ConfigLine>& required, bool apply,
     });
 }
 
-void Vtysh::applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo, const RunningConfig& running,
-                      const std::shared_ptr<EnsureResult>& result, const std::vector<ConfigLine>& required,
+void Vtysh::applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo,
+                      const RunningConfig& running, const std::shared_ptr<EnsureResult>& result,
+                      const std::vector<ConfigLine>& required,
                       const std::function<void(EnsureResult)>& done) {
     if (todo->empty()) {
         // Re-read: what FRR shows, not what we sent, is the truth.
         showRunning([result, required, done](bool ok, const std::string& text) {
-            if (!ok) result->error = "vtysh failed after applying: " + text;
-            else result->missing = missingLines(RunningConfig::parse(text), required);
+            if (!ok)
+                result->error = "vtysh failed after applying: " + text;
+            else
+                result->missing = missingLines(RunningConfig::parse(text), required);
             done(*result);
         });
         return;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <signal.h>
 #include <unistd.h>
 
 namespace twinrail::lab {
@@ -68,40 +69,58 @@ void Fabric::startFrr(const std::string& node, const std::string& config) {
         std::ofstream(run + "/frr.conf") << config;
     }
     frrNodes_.push_back(node);
-    for (const std::string daemon : {"zebra", "bgpd", "staticd"}) {
+    startFrrDaemons(n, {"zebra", "bgpd", "staticd"});
+}
+
+void startFrrDaemons(const std::string& n, const std::vector<std::string>& daemons) {
+    const std::string run = "/var/run/frr/" + n;
+    for (const std::string& daemon : daemons) {
         std::string extra = daemon == "zebra" ? " -s 90000000" : "";
-        shOk("ip netns exec " + n + " " + kFrrBin + "/" + daemon + " -d -N " + n +
-             " -F datacenter -f /dev/null -i " + run + "/" + daemon + ".pid --log file:" + run +
+        std::string sock = run + "/" + daemon + ".vty";
+        shOk("rm -f " + sock + " && ip netns exec " + n + " " + kFrrBin + "/" + daemon + " -d -N " +
+             n + " -F datacenter -f /dev/null -i " + run + "/" + daemon + ".pid --log file:" + run +
              "/" + daemon + ".log -A 127.0.0.1" + extra);
         // Each daemon is ready when its vty socket exists; zebra must be before bgpd.
-        std::string sock = run + "/" + daemon + ".vty";
         if (!waitUntil([sock] { return std::filesystem::exists(sock); }, std::chrono::seconds(10)))
             throw std::runtime_error("FRR " + daemon + " in " + n + " did not start");
     }
     shOk("vtysh -N " + n + " -f " + run + "/frr.conf");
 }
 
+void stopFrrDaemons(const std::vector<std::string>& namespaces,
+                    const std::vector<std::string>& daemons, int signal) {
+    // Every daemon of every instance gets the signal at once: each FRR daemon takes 1.5-2 s
+    // to finish on SIGTERM, so stopping them one by one costs seconds per daemon.
+    std::vector<pid_t> pids;
+    for (const auto& n : namespaces) {
+        for (const auto& daemon : daemons) {
+            std::ifstream in("/var/run/frr/" + n + "/" + daemon + ".pid");
+            pid_t pid = 0;
+            if (in >> pid && pid > 0 && ::kill(pid, signal) == 0) pids.push_back(pid);
+        }
+    }
+    auto gone = [&pids] {
+        return std::all_of(pids.begin(), pids.end(), [](pid_t p) { return ::kill(p, 0) != 0; });
+    };
+    if (!waitUntil(gone, std::chrono::seconds(5), std::chrono::milliseconds(20))) {
+        for (pid_t p : pids) ::kill(p, SIGKILL);
+        waitUntil(gone, std::chrono::seconds(5), std::chrono::milliseconds(20));
+    }
+}
+
 std::string Fabric::vtysh(const std::string& node, const std::string& command) const {
     return sh("vtysh -N " + ns(node) + " -c '" + command + "'").out;
 }
 
-void Fabric::stopFrr(const std::string& node) {
-    const std::string run = frrDir(node);
-    for (const std::string daemon : {"staticd", "bgpd", "zebra"}) {
-        std::string pidFile = run + "/" + daemon + ".pid";
-        sh("test -f " + pidFile + " && kill $(cat " + pidFile +
-           ") 2>/dev/null; "
-           "for i in $(seq 50); do test -f " +
-           pidFile + " && kill -0 $(cat " + pidFile +
-           ") 2>/dev/null || break; sleep 0.1; done; "
-           "test -f " +
-           pidFile + " && kill -9 $(cat " + pidFile + ") 2>/dev/null; true");
-    }
-    sh("rm -rf " + run + " /etc/frr/" + ns(node));
+void Fabric::stopFrr(const std::vector<std::string>& nodes) {
+    std::vector<std::string> namespaces;
+    for (const auto& node : nodes) namespaces.push_back(ns(node));
+    stopFrrDaemons(namespaces, {"staticd", "bgpd", "zebra"}, SIGTERM);
+    for (const auto& node : nodes) sh("rm -rf " + frrDir(node) + " /etc/frr/" + ns(node));
 }
 
 void Fabric::teardown() {
-    for (const auto& node : frrNodes_) stopFrr(node);
+    stopFrr(frrNodes_);
     frrNodes_.clear();
     for (const auto& node : nodes_) {
         // Anything still running in the namespace (a daemon under test) goes with it.

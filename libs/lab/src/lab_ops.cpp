@@ -3,11 +3,13 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "twinrail/lab/fabric.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
 
@@ -123,6 +125,54 @@ void restoreNode(const std::string& lab, const LabBinaries& bins, const std::str
     if (r.rc != 0) throw std::runtime_error("cannot restore " + target + ": " + r.out);
     // Each NIC on a restored link announces itself on it, as a NIC does on link up.
     announceOn(lab, bins, PlanLab::loadPlan(lab), node, ports);
+}
+
+namespace {
+
+bool watchfrrRuns(const std::string& n) {
+    std::string pidFile = "/var/run/frr/" + n + "/watchfrr.pid";
+    return sh("test -f " + pidFile + " && kill -0 $(cat " + pidFile + ") 2>/dev/null").rc == 0;
+}
+
+// FRR's init script reads the instance's daemons file and integrated config from
+// /etc/frr/<instance>/, as /etc/frr/ on a switch.
+void writeInstanceFiles(const std::string& n) {
+    const std::string etc = "/etc/frr/" + n;
+    std::ofstream(etc + "/daemons") << "zebra=yes\nbgpd=yes\nstaticd=yes\nvtysh_enable=yes\n"
+                                       "zebra_options=\"-A 127.0.0.1 -s 90000000\"\n"
+                                       "bgpd_options=\"-A 127.0.0.1\"\n"
+                                       "staticd_options=\"-A 127.0.0.1\"\n"
+                                       "frr_profile=\"datacenter\"\n";
+    shOk("cp /var/run/frr/" + n + "/frr.conf " + etc + "/frr.conf && chown -R frr:frr " + etc);
+}
+
+}  // namespace
+
+void restartFrr(const std::string& lab, const std::string& node, FrrRestart how) {
+    if (!isPortName(node)) throw std::invalid_argument("\"" + node + "\" is not a node name");
+    const std::string n = PlanLab::nsPrefix(lab) + node;
+    if (!fs::exists("/var/run/frr/" + n + "/frr.conf"))
+        throw std::runtime_error("no FRR of node " + node + " in lab " + lab);
+    bool supervised = watchfrrRuns(n);
+    switch (how) {
+        case FrrRestart::Kill:
+            stopFrrDaemons({n}, {"bgpd", "zebra"}, SIGKILL);
+            if (supervised) return;  // watchfrr brings them back, as on a switch
+            startFrrDaemons(n, {"zebra", "bgpd"});
+            return;
+        case FrrRestart::Clean:
+            if (supervised) {
+                shOk("ip netns exec " + n + " /usr/lib/frr/frrinit.sh restart " + n);
+                return;
+            }
+            stopFrrDaemons({n}, {"staticd", "bgpd", "zebra"}, SIGTERM);
+            startFrrDaemons(n, {"zebra", "bgpd", "staticd"});
+            return;
+        case FrrRestart::Service:
+            writeInstanceFiles(n);
+            shOk("ip netns exec " + n + " /usr/lib/frr/frrinit.sh restart " + n);
+            return;
+    }
 }
 
 void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Plan& p,

@@ -185,44 +185,9 @@ void PlanLab::startSwitch(const plan::Switch& sw) {
     db["PATHQD"]["global"]["latency_ref_us"] = "5000";
     for (auto& [port, row] : db["PATHQD_PORT"].items()) row["capacity_mbps"] = "10000";
     std::ofstream(dir_ + "/" + sw.name + "/config_db.json") << db.dump(2) << "\n";
-    startRedis(sw.name);
-    if (!sw.spine) startDaemon(sw.name, bins_.hostrouted, "hostrouted");
-    startDaemon(sw.name, bins_.pathqd, "pathqd");
-}
-
-void PlanLab::startRedis(const std::string& node) {
-    std::string d = dir_ + "/" + node;
-    auto r = inNode(name_, node,
-                    "redis-server --port 0 --unixsocket " + d +
-                        "/redis.sock --unixsocketperm 777 "
-                        "--save \"\" --appendonly no --daemonize yes --dir " +
-                        d + " --logfile " + d + "/redis.log --pidfile " + d + "/redis.pid");
-    std::string sock = d + "/redis.sock";
-    if (r.rc != 0 || !waitUntil([sock] { return fs::exists(sock); }, 10s)) {
-        throw std::runtime_error("redis-server on " + node + " did not start; see " + d +
-                                 "/redis.log");
-    }
-}
-
-// The daemons run as their systemd units run them (systemd/*.service): an unprivileged
-// user in group frrvty, no new privileges, and only the capabilities the unit grants.
-static std::string leastPrivilege(const std::string& what) {
-    std::string caps = what == "hostrouted" ? "-all,+net_admin,+net_raw" : "-all";
-    return "setpriv --reuid=nobody --regid=nogroup --groups=frrvty --no-new-privs --inh-caps=" +
-           caps + " --ambient-caps=" + caps + " --bounding-set=" + caps + " -- ";
-}
-
-void PlanLab::startDaemon(const std::string& node, const std::string& bin,
-                          const std::string& what) {
-    std::string d = dir_ + "/" + node;
-    std::string log = d + "/" + what + ".log";
-    inNode(name_, node,
-           "setsid -f " + leastPrivilege(what) + bin + " --config " + d +
-               "/config_db.json --redis-socket " + d + "/redis.sock --frr-pathspace " + ns(node) +
-               " >" + log + " 2>&1 </dev/null");
-    const char* ready = what == "hostrouted" ? "start-up reconcile" : "sampling";
-    if (!waitUntil([log, ready] { return readFile(log).find(ready) != std::string::npos; }, 20s))
-        throw std::runtime_error(what + " on " + node + " did not start:\n" + readFile(log));
+    startService(name_, bins_, sw.name, Service::Redis);
+    if (!sw.spine) startService(name_, bins_, sw.name, Service::Hostrouted);
+    startService(name_, bins_, sw.name, Service::Pathqd);
 }
 
 bool PlanLab::converged() const {

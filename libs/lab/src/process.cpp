@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -13,8 +15,20 @@
 
 namespace twinrail::lab {
 
-ChildProcess::ChildProcess(std::vector<std::string> argv, std::string logPath)
+ChildProcess::ChildProcess(std::vector<std::string> argv, std::string logPath, ChildOptions options)
     : log_(std::move(logPath)) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e)
+        if (!options.notify || std::strncmp(*e, "NOTIFY_SOCKET=", 14) != 0) env.emplace_back(*e);
+    if (options.notify) {
+        static int counter = 0;
+        notify_ = std::make_unique<NotifyListener>("/tmp/trl-notify-" + std::to_string(::getpid()) +
+                                                   "-" + std::to_string(++counter));
+        env.push_back("NOTIFY_SOCKET=" + notify_->path());
+    }
+    std::vector<char*> envp;
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -25,9 +39,12 @@ ChildProcess::ChildProcess(std::vector<std::string> argv, std::string logPath)
     args.reserve(argv.size());
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
-    int rc = posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), environ);
+    int rc = posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+    if (rc != 0) {
+        notify_.reset();
+        throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
+    }
 }
 
 ChildProcess::~ChildProcess() {
@@ -35,7 +52,10 @@ ChildProcess::~ChildProcess() {
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : pid_(other.pid_), exitCode_(other.exitCode_), log_(std::move(other.log_)) {
+    : pid_(other.pid_),
+      exitCode_(other.exitCode_),
+      log_(std::move(other.log_)),
+      notify_(std::move(other.notify_)) {
     other.pid_ = -1;
 }
 
@@ -45,9 +65,18 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
         pid_ = other.pid_;
         exitCode_ = other.exitCode_;
         log_ = std::move(other.log_);
+        notify_ = std::move(other.notify_);
         other.pid_ = -1;
     }
     return *this;
+}
+
+bool ChildProcess::waitReady(std::chrono::milliseconds timeout) {
+    return notify_ && notify_->waitReady(timeout, [this] { return running(); });
+}
+
+std::string ChildProcess::notifyStatus() const {
+    return notify_ ? notify_->status() : "";
 }
 
 bool ChildProcess::running() {

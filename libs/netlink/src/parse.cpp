@@ -11,20 +11,32 @@
 
 namespace twinrail::netlink {
 
-bool NeighborEntry::isExtLearned() const { return (flags & NTF_EXT_LEARNED) != 0; }
+bool NeighborEntry::isExtLearned() const {
+    return (flags & NTF_EXT_LEARNED) != 0;
+}
 
 std::string nudStateName(uint16_t state) {
     switch (state) {
-        case NUD_INCOMPLETE: return "INCOMPLETE";
-        case NUD_REACHABLE: return "REACHABLE";
-        case NUD_STALE: return "STALE";
-        case NUD_DELAY: return "DELAY";
-        case NUD_PROBE: return "PROBE";
-        case NUD_FAILED: return "FAILED";
-        case NUD_NOARP: return "NOARP";
-        case NUD_PERMANENT: return "PERMANENT";
-        case NUD_NONE: return "NONE";
-        default: return "0x" + std::to_string(state);
+        case NUD_INCOMPLETE:
+            return "INCOMPLETE";
+        case NUD_REACHABLE:
+            return "REACHABLE";
+        case NUD_STALE:
+            return "STALE";
+        case NUD_DELAY:
+            return "DELAY";
+        case NUD_PROBE:
+            return "PROBE";
+        case NUD_FAILED:
+            return "FAILED";
+        case NUD_NOARP:
+            return "NOARP";
+        case NUD_PERMANENT:
+            return "PERMANENT";
+        case NUD_NONE:
+            return "NONE";
+        default:
+            return "0x" + std::to_string(state);
     }
 }
 
@@ -116,6 +128,8 @@ Decoded decodeRoute(nlmsghdr* hdr) {
         msg.route.table = nla_get_u32(tb[RTA_TABLE]);
     if (tb[RTA_OIF] != nullptr && nla_len(tb[RTA_OIF]) == 4)
         msg.route.ifindex = static_cast<int>(nla_get_u32(tb[RTA_OIF]));
+    if (tb[RTA_PRIORITY] != nullptr && nla_len(tb[RTA_PRIORITY]) == 4)
+        msg.route.priority = nla_get_u32(tb[RTA_PRIORITY]);
     return msg;
 }
 
@@ -124,13 +138,18 @@ Decoded decodeRoute(nlmsghdr* hdr) {
 Decoded decode(nlmsghdr* hdr) {
     switch (hdr->nlmsg_type) {
         case RTM_NEWLINK:
-        case RTM_DELLINK: return decodeLink(hdr);
+        case RTM_DELLINK:
+            return decodeLink(hdr);
         case RTM_NEWADDR:
-        case RTM_DELADDR: return decodeAddress(hdr);
+        case RTM_DELADDR:
+            return decodeAddress(hdr);
         case RTM_NEWNEIGH:
-        case RTM_DELNEIGH: return decodeNeighbor(hdr);
-        case RTM_NEWROUTE: return decodeRoute(hdr);
-        default: return Skipped{};
+        case RTM_DELNEIGH:
+            return decodeNeighbor(hdr);
+        case RTM_NEWROUTE:
+            return decodeRoute(hdr);
+        default:
+            return Skipped{};
     }
 }
 

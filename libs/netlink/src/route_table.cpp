@@ -43,7 +43,9 @@ KernelRouteTable::KernelRouteTable() {
     setsockopt(nl_socket_get_fd(sock_), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 }
 
-KernelRouteTable::~KernelRouteTable() { nl_socket_free(sock_); }
+KernelRouteTable::~KernelRouteTable() {
+    nl_socket_free(sock_);
+}
 
 void KernelRouteTable::submit(RouteOp op, const HostRoute& route) {
     encode(op, route, nextSeq_++);
@@ -59,7 +61,8 @@ void KernelRouteTable::encode(RouteOp op, const HostRoute& route, uint32_t seq) 
     hdr.nlmsg_seq = seq;
     rtmsg rtm{};
     rtm.rtm_family = static_cast<uint8_t>(route.dst.family());
-    rtm.rtm_dst_len = static_cast<uint8_t>(route.dst.maxPrefixLen());
+    rtm.rtm_dst_len =
+        static_cast<uint8_t>(route.prefixLen > 0 ? route.prefixLen : route.dst.maxPrefixLen());
     rtm.rtm_table = route.table < 256 ? static_cast<uint8_t>(route.table)
                                       : static_cast<uint8_t>(RT_TABLE_UNSPEC);
     rtm.rtm_protocol = route.protocol;
@@ -73,6 +76,8 @@ void KernelRouteTable::encode(RouteOp op, const HostRoute& route, uint32_t seq) 
         auto oif = static_cast<uint32_t>(route.ifindex);
         putAttr(buffer_, RTA_OIF, &oif, sizeof(oif));
     }
+    if (route.priority != 0)
+        putAttr(buffer_, RTA_PRIORITY, &route.priority, sizeof(route.priority));
     hdr.nlmsg_len = static_cast<uint32_t>(buffer_.size() - offset);
     std::memcpy(buffer_.data() + offset, &hdr, sizeof(hdr));
     pending_.push_back(Pending{op, route, seq, offset, hdr.nlmsg_len});
@@ -103,7 +108,8 @@ void KernelRouteTable::sendChunk(size_t first, size_t last, std::vector<RouteRes
         results.push_back(RouteResult{pending_[i].op, pending_[i].route, ETIMEDOUT});
     const size_t count = last - first;
     const uint8_t* data = buffer_.data() + pending_[first].offset;
-    const size_t bytes = pending_[last - 1].offset + pending_[last - 1].length - pending_[first].offset;
+    const size_t bytes =
+        pending_[last - 1].offset + pending_[last - 1].length - pending_[first].offset;
     int fd = nl_socket_get_fd(sock_);
     sockaddr_nl kernel{};
     kernel.nl_family = AF_NETLINK;

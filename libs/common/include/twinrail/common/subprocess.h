@@ -1,6 +1,7 @@
-// Runs a helper program (vtysh) without blocking the event loop: output is read through
-// asio descriptors and the exit is observed through a pidfd, so no SIGCHLD handler and
-// no waitpid() polling are needed.
+// Runs a helper program (vtysh) without blocking the event loop: the exit is observed
+// through a pidfd (no SIGCHLD handler, no waitpid() polling), and the output, written to
+// anonymous files, is read once it has exited. A child outlives its parent's death
+// (there is no pipe to die of), so a vtysh batch is never cut in half.
 #pragma once
 
 #include <boost/asio/io_context.hpp>

@@ -18,10 +18,12 @@ struct VtyshOptions {
 };
 
 class Vtysh {
-public:
+  public:
     Vtysh(boost::asio::io_context& io, VtyshOptions options);
     void run(std::vector<std::string> args, ProcessCallback done);
     void showRunning(std::function<void(bool ok, std::string text)> done);
+    // One `show ...` command; ok is false (and text says why) when vtysh failed.
+    void show(const std::string& command, std::function<void(bool ok, std::string text)> done);
 
     // Checks `required`, adds what is missing when `apply`, re-checks, and reports the
     // lines still missing (empty = all present) or an error text.
@@ -34,9 +36,10 @@ public:
     void ensure(const std::vector<ConfigLine>& required, bool apply,
                 std::function<void(EnsureResult)> done);
 
-private:
-    void applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo, const RunningConfig& running,
-                   const std::shared_ptr<EnsureResult>& result, const std::vector<ConfigLine>& required,
+  private:
+    void applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo,
+                   const RunningConfig& running, const std::shared_ptr<EnsureResult>& result,
+                   const std::vector<ConfigLine>& required,
                    const std::function<void(EnsureResult)>& done);
 
     boost::asio::io_context& io_;

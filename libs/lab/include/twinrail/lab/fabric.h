@@ -40,7 +40,7 @@ class Fabric {
     const std::vector<std::string>& nodes() const { return nodes_; }
 
   private:
-    void stopFrr(const std::string& node);
+    void stopFrr(const std::vector<std::string>& nodes);
     std::string prefix_;
     std::vector<std::string> nodes_;
     std::vector<std::string> frrNodes_;
@@ -71,6 +71,15 @@ void shapePort(Fabric& fabric, const std::string& node, const std::string& port,
 // "nexthop via inet6 fe80::1 dev swp1 weight 25" -> {"swp1", 25}. A single-path route
 // gives its device with weight 1.
 std::map<std::string, int> parseRouteWeights(const std::string& ipRouteShow);
+
+// The FRR instance of namespace `ns` (pathspace -N ns, files in /var/run/frr/<ns>), as
+// the lab runs it: starts `daemons` in order, each waited for, then loads
+// /var/run/frr/<ns>/frr.conf through vtysh, as watchfrr does after a restart.
+void startFrrDaemons(const std::string& ns, const std::vector<std::string>& daemons);
+// Sends `signal` (SIGTERM: a clean stop; SIGKILL: a crash) to `daemons` of every instance
+// at once, and waits until all are gone (SIGKILL after 5 s).
+void stopFrrDaemons(const std::vector<std::string>& namespaces,
+                    const std::vector<std::string>& daemons, int signal);
 
 std::string leafOrSpineFrrConfig(const std::string& hostname, int asn, const std::string& routerId,
                                  const std::vector<std::string>& fabricPorts);

@@ -11,7 +11,9 @@
 // so `down` (and `up`, before it builds) removes all of it even after a crash.
 #pragma once
 
+#include <sys/types.h>
 #include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -59,8 +61,6 @@ class PlanLab {
     void addressSwitches();
     void addressNics();
     void startSwitch(const plan::Switch& sw);
-    void startRedis(const std::string& node);
-    void startDaemon(const std::string& node, const std::string& bin, const std::string& what);
     bool converged() const;
 
     std::string name_;
@@ -82,6 +82,29 @@ NodeResult inNode(const std::string& labName, const std::string& node, const std
 // has the NICs on it announce themselves again, as a NIC does when its link comes up.
 void failNode(const std::string& labName, const std::string& target);
 void restoreNode(const std::string& labName, const LabBinaries& bins, const std::string& target);
+
+// The lab's own services on a switch: its Redis and the twinrail daemons, started as the
+// systemd units start them (an unprivileged user, only the units' capabilities) and, for
+// the daemons, ready when they send READY=1 to their NOTIFY_SOCKET. They are found again
+// from the lab's name, so a later command can stop or restart them.
+enum class Service { Redis, Hostrouted, Pathqd };
+const char* serviceName(Service s);
+void startService(const std::string& labName, const LabBinaries& bins, const std::string& node,
+                  Service s);
+// Sends `signal` (SIGTERM: a clean stop, SIGKILL: a crash) and waits until it is gone.
+// Returns false when it was not running.
+bool stopService(const std::string& labName, const std::string& node, Service s, int signal);
+std::vector<pid_t> servicePids(const std::string& labName, const std::string& node, Service s);
+
+// How a switch's FRR goes down and comes back (`twinrail-lab restart-frr`):
+//   Kill     zebra and bgpd die by SIGKILL (a crash) and come back with the same config,
+//            as watchfrr or systemd bring them back (watchfrr itself, once Service ran);
+//   Clean    every FRR daemon stops on SIGTERM and starts again;
+//   Service  `systemctl restart frr` on a switch: FRR's own init script
+//            (frrinit.sh restart <instance>, which runs watchfrr), with the switch's
+//            config as the instance's /etc/frr/frr.conf.
+enum class FrrRestart { Kill, Clean, Service };
+void restartFrr(const std::string& labName, const std::string& node, FrrRestart how);
 
 // Has every NIC whose port is one of `ports` of `node` (a NIC or a leaf) announce itself
 // on that port.

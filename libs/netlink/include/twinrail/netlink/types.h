@@ -35,10 +35,12 @@ struct NeighborEntry {
 std::string nudStateName(uint16_t state);
 
 struct HostRoute {
-    IpAddr dst;  // routed as /32 or /128
+    IpAddr dst;  // routed as /32 or /128, unless prefixLen says otherwise
     int ifindex = 0;
     uint32_t table = 0;
     uint8_t protocol = 0;
+    uint32_t priority = 0;  // the route's metric; part of its identity in the kernel
+    int prefixLen = 0;      // 0: a host route; else a prefix (only to remove one)
     auto operator<=>(const HostRoute&) const = default;
 };
 

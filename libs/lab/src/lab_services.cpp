@@ -1,0 +1,124 @@
+// The lab's services on a switch (Redis, hostrouted, pathqd): started the way the
+// systemd units run the daemons, stopped or killed by name for the fault tests.
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "twinrail/lab/notify_listener.h"
+#include "twinrail/lab/plan_lab.h"
+#include "twinrail/lab/shell.h"
+
+namespace twinrail::lab {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// The daemons run as their systemd units run them (systemd/*.service): an unprivileged
+// user in group frrvty, no new privileges, and only the capabilities the unit grants.
+std::string leastPrivilege(Service s) {
+    std::string caps = s == Service::Hostrouted ? "-all,+net_admin,+net_raw" : "-all";
+    return "setpriv --reuid=nobody --regid=nogroup --groups=frrvty --no-new-privs --inh-caps=" +
+           caps + " --ambient-caps=" + caps + " --bounding-set=" + caps + " -- ";
+}
+
+// Processes in the node whose name (comm) is one of `names`.
+std::vector<pid_t> pidsNamed(const std::string& lab, const std::string& node,
+                             const std::vector<std::string>& names) {
+    std::vector<pid_t> out;
+    std::istringstream in(sh("ip netns pids " + PlanLab::nsPrefix(lab) + node).out);
+    for (pid_t p; in >> p;) {
+        std::string comm = readFile("/proc/" + std::to_string(p) + "/comm");
+        for (const auto& n : names)
+            if (comm == n + "\n") out.push_back(p);
+    }
+    return out;
+}
+
+void startRedis(const std::string& lab, const std::string& node) {
+    std::string d = PlanLab::stateDir(lab) + "/" + node;
+    std::string sock = d + "/redis.sock";
+    fs::remove(sock);
+    auto r = inNode(lab, node,
+                    "redis-server --port 0 --unixsocket " + sock +
+                        " --unixsocketperm 777 --save \"\" --appendonly no --daemonize yes --dir " +
+                        d + " --logfile " + d + "/redis.log --pidfile " + d + "/redis.pid");
+    auto up = [lab, node, sock] {
+        return fs::exists(sock) &&
+               inNode(lab, node, "redis-cli -s " + sock + " ping").out == "PONG\n";
+    };
+    if (r.rc != 0 || !waitUntil(up, 10s)) {
+        throw std::runtime_error("redis-server on " + node + " did not start; see " + d +
+                                 "/redis.log");
+    }
+}
+
+void startDaemon(const std::string& lab, const LabBinaries& bins, const std::string& node,
+                 Service s) {
+    const std::string what = serviceName(s);
+    const std::string& bin = s == Service::Hostrouted ? bins.hostrouted : bins.pathqd;
+    std::string d = PlanLab::stateDir(lab) + "/" + node;
+    std::string log = d + "/" + what + ".log";
+    NotifyListener ready(d + "/" + what + ".notify");
+    std::string pidFile = d + "/" + what + ".pid";
+    fs::remove(pidFile);
+    // The detached shell writes its own pid, which the daemon keeps through both execs.
+    inNode(lab, node,
+           "setsid -f bash -c \"echo \\$\\$ >" + pidFile + "; exec env NOTIFY_SOCKET=" +
+               ready.path() + " " + leastPrivilege(s) + bin + " --config " + d +
+               "/config_db.json --redis-socket " + d + "/redis.sock --frr-pathspace " +
+               PlanLab::nsPrefix(lab) + node + " >>" + log + " 2>&1 </dev/null\"");
+    auto alive = [pidFile] {
+        if (!fs::exists(pidFile)) return true;  // not written yet
+        std::string pid = readFile(pidFile);
+        std::string stat = readFile("/proc/" + pid.substr(0, pid.find('\n')) + "/stat");
+        auto close = stat.rfind(')');
+        return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+    };
+    if (!ready.waitReady(20s, alive))
+        throw std::runtime_error(what + " on " + node + " did not start:\n" + readFile(log));
+}
+
+}  // namespace
+
+const char* serviceName(Service s) {
+    switch (s) {
+        case Service::Redis:
+            return "redis-server";
+        case Service::Hostrouted:
+            return "hostrouted";
+        case Service::Pathqd:
+            return "pathqd";
+    }
+    return "?";
+}
+
+std::vector<pid_t> servicePids(const std::string& lab, const std::string& node, Service s) {
+    return pidsNamed(lab, node, {serviceName(s)});
+}
+
+void startService(const std::string& lab, const LabBinaries& bins, const std::string& node,
+                  Service s) {
+    if (s == Service::Redis) return startRedis(lab, node);
+    startDaemon(lab, bins, node, s);
+}
+
+bool stopService(const std::string& lab, const std::string& node, Service s, int signal) {
+    auto pids = servicePids(lab, node, s);
+    for (pid_t p : pids) ::kill(p, signal);
+    waitUntil([lab, node, s] { return servicePids(lab, node, s).empty(); }, 10s, 50ms);
+    for (pid_t p : servicePids(lab, node, s)) ::kill(p, SIGKILL);
+    return !pids.empty();
+}
+
+}  // namespace twinrail::lab
