@@ -183,9 +183,10 @@ std::function<void()> inject(Soak& s, Fault& f) {
     return [] {};
 }
 
-// Reply times per pair from `ping -D` logs; windows are gaps over kWindowBound... and
-// every gap over 1 s is reported with the fault it fell in.
-json windows(Soak& s, const std::map<std::string, std::string>& logs, double t0, double t1) {
+// Reply times per pair from `ping -D` logs: every gap over 1 s between two replies is a
+// window, reported with the fault it fell in; over kWindowBound it is a breach.
+json windows(Soak& s, const std::map<std::string, std::string>& logs, double t0, double t1,
+             double& longestGap) {
     json out = json::array();
     for (const auto& [pair, path] : logs) {
         std::ifstream in(path);
@@ -198,6 +199,7 @@ json windows(Soak& s, const std::map<std::string, std::string>& logs, double t0,
         replies.push_back(t1);
         for (size_t i = 1; i < replies.size(); ++i) {
             double gap = replies[i] - replies[i - 1];
+            if (i > 1 && i + 1 < replies.size()) longestGap = std::max(longestGap, gap);
             if (gap <= 1.0) continue;
             std::string during = "none";
             for (const auto& f : s.faults)
@@ -306,12 +308,15 @@ int main(int argc, char** argv) {
              {"healthy_after_heal_s", f.healthyAfter < 0 ? -1 : f.healthyAfter - f.healed},
              {"breaches", f.breaches}});
         auto& k = report["by_kind"][f.kind];
+        if (k.is_null()) k = json::object();
         k["count"] = k.value("count", 0) + 1;
         k["max_healthy_after_heal_s"] =
             std::max(k.value("max_healthy_after_heal_s", 0.0), f.healthyAfter - f.healed);
         breaches += f.breaches.size();
     }
-    auto w = windows(s, logs, t0, t1);
+    double longestGap = 0;  // between two replies of one pair, whatever its length
+    auto w = windows(s, logs, t0, t1, longestGap);
+    report["longest_gap_between_replies_s"] = longestGap;
     double longest = 0;
     for (const auto& x : w) {
         longest = std::max(longest, x["seconds"].get<double>());
@@ -319,6 +324,7 @@ int main(int argc, char** argv) {
         std::string kind = x["during"].get<std::string>();
         kind = kind.substr(0, kind.find(' '));
         auto& k = report["by_kind"][kind];
+        if (k.is_null()) k = json::object();
         k["longest_window_s"] =
             std::max(k.value("longest_window_s", 0.0), x["seconds"].get<double>());
     }

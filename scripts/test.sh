@@ -25,3 +25,4 @@ scripts/build.sh --sanitize
 # The Debian package: build, contents, lintian, systemd-analyze verify/security. On CI's
 # throwaway machine (CI set) also install, check and purge it.
 scripts/package.sh ${CI:+--install}
+scripts/fuzz.sh --smoke

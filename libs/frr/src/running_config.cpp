@@ -6,6 +6,10 @@ namespace twinrail::frr {
 namespace {
 
 constexpr const char* kBgp = "router bgp";
+// FRR's configuration nests 3-4 levels (router bgp / address-family / vni). Lines nested
+// deeper than this are kept as children of the deepest level kept, so that text of any
+// shape parses in linear time (each line's path joins at most this many parents).
+constexpr size_t kMaxDepth = 8;
 
 std::string trim(const std::string& s) {
     auto b = s.find_first_not_of(" \t\r");
@@ -53,7 +57,7 @@ RunningConfig RunningConfig::parse(const std::string& text) {
         parts.push_back(line);
         rc.paths_.insert(join(parts));
         if (indent == 0 && isDefaultVrfBgp(line)) rc.bgpHeader_ = line;
-        stack.emplace_back(indent, line);
+        if (stack.size() < kMaxDepth) stack.emplace_back(indent, line);
     }
     return rc;
 }

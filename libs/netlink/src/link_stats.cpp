@@ -13,12 +13,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace twinrail::netlink {
 namespace {
@@ -78,10 +82,25 @@ class Fd {
     int fd_;
 };
 
-// Sends one dump request and calls `each` with the body (after nlmsghdr) of every reply.
+// The fixed header of a reply of `type` and the attributes after it; nullopt when the
+// message is of another type or too short for the header.
+template <typename Header>
+std::optional<std::pair<Header, Bytes>> body(const nlmsghdr* msg, uint16_t type) {
+    if (msg->nlmsg_type != type || msg->nlmsg_len < NLMSG_LENGTH(sizeof(Header)))
+        return std::nullopt;
+    Bytes all(reinterpret_cast<const uint8_t*>(msg), msg->nlmsg_len);
+    Header h{};
+    std::memcpy(&h, all.data() + NLMSG_HDRLEN, sizeof h);
+    size_t attrStart = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(Header));
+    if (attrStart > all.size()) return std::nullopt;
+    return std::pair{h, all.subspan(attrStart)};
+}
+
+// Sends one dump request and calls `each` with every reply message; each is whole
+// (nlmsg_len checked against what was received), so the decoders can trust nlmsg_len.
 template <typename Header>
 void dump(uint16_t type, const Header& header, const char* what,
-          const std::function<void(const Header&, Bytes attrs)>& each) {
+          const std::function<void(const nlmsghdr*)>& each) {
     Fd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
     if (fd.get() < 0) {
         throw std::runtime_error(std::string("netlink socket for ") + what + ": " +
@@ -100,15 +119,16 @@ void dump(uint16_t type, const Header& header, const char* what,
         throw std::runtime_error(std::string("netlink dump of ") + what + ": " +
                                  std::strerror(errno));
     }
-    std::vector<uint8_t> buf(size_t{64} * 1024);
+    // uint32_t elements: every message starts 4-aligned, as nlmsghdr needs.
+    std::vector<uint32_t> buf(size_t{16} * 1024);
     for (;;) {
-        ssize_t n = ::recv(fd.get(), buf.data(), buf.size(), 0);
+        ssize_t n = ::recv(fd.get(), buf.data(), buf.size() * sizeof(uint32_t), 0);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             throw std::runtime_error(std::string("netlink dump of ") + what + ": " +
                                      std::strerror(errno));
         }
-        Bytes rest(buf.data(), static_cast<size_t>(n));
+        Bytes rest(reinterpret_cast<const uint8_t*>(buf.data()), static_cast<size_t>(n));
         while (rest.size() >= sizeof(nlmsghdr)) {
             nlmsghdr nh{};
             std::memcpy(&nh, rest.data(), sizeof nh);
@@ -121,13 +141,7 @@ void dump(uint16_t type, const Header& header, const char* what,
                 throw std::runtime_error(std::string("netlink dump of ") + what + ": " +
                                          std::strerror(-err.error));
             }
-            if (nh.nlmsg_len >= NLMSG_LENGTH(sizeof(Header))) {
-                Header h{};
-                std::memcpy(&h, rest.data() + NLMSG_HDRLEN, sizeof h);
-                size_t attrStart = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(Header));
-                if (attrStart <= nh.nlmsg_len)
-                    each(h, rest.subspan(attrStart, nh.nlmsg_len - attrStart));
-            }
+            each(reinterpret_cast<const nlmsghdr*>(rest.data()));
             size_t step = NLMSG_ALIGN(nh.nlmsg_len);
             if (step >= rest.size()) break;
             rest = rest.subspan(step);
@@ -137,22 +151,128 @@ void dump(uint16_t type, const Header& header, const char* what,
 
 }  // namespace
 
+std::optional<LinkCounters> decodeLinkCounters(const nlmsghdr* msg) {
+    auto b = body<ifinfomsg>(msg, RTM_NEWLINK);
+    if (!b) return std::nullopt;
+    const auto& [ifi, area] = *b;
+    auto attrs = attributes(area);
+    LinkCounters c;
+    c.ifindex = ifi.ifi_index;
+    c.name = text(attrs, IFLA_IFNAME);
+    c.operUp = (ifi.ifi_flags & IFF_RUNNING) != 0;
+    if (auto s = scalar<rtnl_link_stats64>(attrs, IFLA_STATS64)) {
+        c.txBytes = s->tx_bytes;
+        c.txPackets = s->tx_packets;
+        c.txDropped = s->tx_dropped;
+    }
+    return c;
+}
+
+std::optional<QdiscStats> decodeRootQdisc(const nlmsghdr* msg) {
+    auto b = body<tcmsg>(msg, RTM_NEWQDISC);
+    if (!b) return std::nullopt;
+    const auto& [tc, area] = *b;
+    if (tc.tcm_parent != TC_H_ROOT) return std::nullopt;
+    auto attrs = attributes(area);
+    QdiscStats q;
+    q.ifindex = tc.tcm_ifindex;
+    q.kind = text(attrs, TCA_KIND);
+    if (auto it = attrs.find(TCA_STATS2); it != attrs.end()) {
+        auto stats = attributes(it->second);
+        if (auto queue = scalar<gnet_stats_queue>(stats, TCA_STATS_QUEUE)) {
+            q.backlogBytes = queue->backlog;
+            q.qlen = queue->qlen;
+            q.drops = queue->drops;
+        }
+    }
+    if (auto it = attrs.find(TCA_OPTIONS); q.kind == "tbf" && it != attrs.end()) {
+        auto opts = attributes(it->second);
+        if (auto rate64 = scalar<uint64_t>(opts, TCA_TBF_RATE64)) {
+            q.rateBps = *rate64 * 8;
+        } else if (auto parms = scalar<tc_tbf_qopt>(opts, TCA_TBF_PARMS)) {
+            q.rateBps = uint64_t{parms->rate.rate} * 8;
+        }
+    }
+    return q;
+}
+
+std::optional<NexthopObject> decodeNexthop(const nlmsghdr* msg) {
+    auto b = body<nhmsg>(msg, RTM_NEWNEXTHOP);
+    if (!b) return std::nullopt;
+    auto attrs = attributes(b->second);
+    auto id = scalar<uint32_t>(attrs, NHA_ID);
+    if (!id) return std::nullopt;
+    NexthopObject nh;
+    nh.id = *id;
+    nh.single.ifindex = static_cast<int>(scalar<uint32_t>(attrs, NHA_OIF).value_or(0));
+    if (auto gw = address(attrs, NHA_GATEWAY)) nh.single.gateway = *gw;
+    if (auto it = attrs.find(NHA_GROUP); it != attrs.end()) {
+        for (size_t off = 0; off + sizeof(nexthop_grp) <= it->second.size();
+             off += sizeof(nexthop_grp)) {
+            nexthop_grp g{};
+            std::memcpy(&g, it->second.data() + off, sizeof g);
+            // The kernel carries weight - 1 (0..255), as iproute2 shows it plus one.
+            nh.group.emplace_back(g.id, uint32_t{g.weight} + 1);
+        }
+    }
+    return nh;
+}
+
+std::optional<RouteWeights> decodeRouteWeights(const nlmsghdr* msg, int family, uint8_t protocol,
+                                               const NexthopObjects& objects) {
+    auto b = body<rtmsg>(msg, RTM_NEWROUTE);
+    if (!b) return std::nullopt;
+    const auto& [rt, area] = *b;
+    if (rt.rtm_protocol != protocol || rt.rtm_table != RT_TABLE_MAIN) return std::nullopt;
+    auto attrs = attributes(area);
+    RouteWeights r;
+    auto dst = address(attrs, RTA_DST);
+    r.dst.addr = dst.value_or(family == AF_INET ? IpAddr::v4(std::array<uint8_t, 4>{}.data())
+                                                : IpAddr::v6(std::array<uint8_t, 16>{}.data()));
+    r.dst.length = rt.rtm_dst_len;
+    if (auto nhid = scalar<uint32_t>(attrs, RTA_NH_ID)) {
+        r.nhid = *nhid;
+        auto it = objects.find(*nhid);
+        if (it == objects.end()) return std::nullopt;
+        if (it->second.group.empty()) r.nexthops.push_back(it->second.single);
+        for (const auto& [member, weight] : it->second.group) {
+            auto m = objects.find(member);
+            if (m == objects.end()) continue;
+            WeightedNexthop w = m->second.single;
+            w.weight = weight;
+            r.nexthops.push_back(w);
+        }
+    } else if (auto it = attrs.find(RTA_MULTIPATH); it != attrs.end()) {
+        Bytes mp = it->second;
+        while (mp.size() >= sizeof(rtnexthop)) {
+            rtnexthop rtnh{};
+            std::memcpy(&rtnh, mp.data(), sizeof rtnh);
+            if (rtnh.rtnh_len < sizeof rtnh || rtnh.rtnh_len > mp.size()) break;
+            auto nattrs = attributes(
+                mp.subspan(RTNH_ALIGN(sizeof rtnh), rtnh.rtnh_len - RTNH_ALIGN(sizeof rtnh)));
+            // rtnh_hops is weight - 1, as in nexthop_grp.
+            WeightedNexthop w{rtnh.rtnh_ifindex, address(nattrs, RTA_GATEWAY).value_or(IpAddr{}),
+                              uint32_t{rtnh.rtnh_hops} + 1};
+            r.nexthops.push_back(w);
+            size_t step = RTNH_ALIGN(rtnh.rtnh_len);
+            if (step >= mp.size()) break;
+            mp = mp.subspan(step);
+        }
+    } else {
+        WeightedNexthop w;
+        w.ifindex = static_cast<int>(scalar<uint32_t>(attrs, RTA_OIF).value_or(0));
+        w.gateway = address(attrs, RTA_GATEWAY).value_or(IpAddr{});
+        r.nexthops.push_back(w);
+    }
+    return r;
+}
+
 std::vector<LinkCounters> dumpLinkCounters() {
     std::vector<LinkCounters> out;
     ifinfomsg req{};
     req.ifi_family = AF_UNSPEC;
-    dump<ifinfomsg>(RTM_GETLINK, req, "links", [&out](const ifinfomsg& ifi, Bytes area) {
-        auto attrs = attributes(area);
-        LinkCounters c;
-        c.ifindex = ifi.ifi_index;
-        c.name = text(attrs, IFLA_IFNAME);
-        c.operUp = (ifi.ifi_flags & IFF_RUNNING) != 0;
-        if (auto s = scalar<rtnl_link_stats64>(attrs, IFLA_STATS64)) {
-            c.txBytes = s->tx_bytes;
-            c.txPackets = s->tx_packets;
-            c.txDropped = s->tx_dropped;
-        }
-        out.push_back(std::move(c));
+    dump<ifinfomsg>(RTM_GETLINK, req, "links", [&out](const nlmsghdr* msg) {
+        if (auto c = decodeLinkCounters(msg)) out.push_back(std::move(*c));
     });
     return out;
 }
@@ -161,29 +281,8 @@ std::vector<QdiscStats> dumpRootQdiscs() {
     std::vector<QdiscStats> out;
     tcmsg req{};
     req.tcm_family = AF_UNSPEC;
-    dump<tcmsg>(RTM_GETQDISC, req, "qdiscs", [&out](const tcmsg& tc, Bytes area) {
-        if (tc.tcm_parent != TC_H_ROOT) return;
-        auto attrs = attributes(area);
-        QdiscStats q;
-        q.ifindex = tc.tcm_ifindex;
-        q.kind = text(attrs, TCA_KIND);
-        if (auto it = attrs.find(TCA_STATS2); it != attrs.end()) {
-            auto stats = attributes(it->second);
-            if (auto queue = scalar<gnet_stats_queue>(stats, TCA_STATS_QUEUE)) {
-                q.backlogBytes = queue->backlog;
-                q.qlen = queue->qlen;
-                q.drops = queue->drops;
-            }
-        }
-        if (auto it = attrs.find(TCA_OPTIONS); q.kind == "tbf" && it != attrs.end()) {
-            auto opts = attributes(it->second);
-            if (auto rate64 = scalar<uint64_t>(opts, TCA_TBF_RATE64)) {
-                q.rateBps = *rate64 * 8;
-            } else if (auto parms = scalar<tc_tbf_qopt>(opts, TCA_TBF_PARMS)) {
-                q.rateBps = uint64_t{parms->rate.rate} * 8;
-            }
-        }
-        out.push_back(std::move(q));
+    dump<tcmsg>(RTM_GETQDISC, req, "qdiscs", [&out](const nlmsghdr* msg) {
+        if (auto q = decodeRootQdisc(msg)) out.push_back(std::move(*q));
     });
     return out;
 }
@@ -203,77 +302,19 @@ std::optional<uint64_t> linkSpeedBps(const std::string& ifname) {
 }
 
 std::vector<RouteWeights> dumpRouteWeights(int family, uint8_t protocol) {
-    struct Nexthop {
-        WeightedNexthop single;
-        std::vector<std::pair<uint32_t, uint32_t>> group;  // member id, weight
-    };
-    std::map<uint32_t, Nexthop> objects;
+    NexthopObjects objects;
     nhmsg nreq{};
     nreq.nh_family = AF_UNSPEC;
-    dump<nhmsg>(RTM_GETNEXTHOP, nreq, "nexthops", [&objects](const nhmsg&, Bytes area) {
-        auto attrs = attributes(area);
-        auto id = scalar<uint32_t>(attrs, NHA_ID);
-        if (!id) return;
-        Nexthop nh;
-        nh.single.ifindex = static_cast<int>(scalar<uint32_t>(attrs, NHA_OIF).value_or(0));
-        if (auto gw = address(attrs, NHA_GATEWAY)) nh.single.gateway = *gw;
-        if (auto it = attrs.find(NHA_GROUP); it != attrs.end()) {
-            for (size_t off = 0; off + sizeof(nexthop_grp) <= it->second.size();
-                 off += sizeof(nexthop_grp)) {
-                nexthop_grp g{};
-                std::memcpy(&g, it->second.data() + off, sizeof g);
-                nh.group.emplace_back(g.id, uint32_t{g.weight} + 1);
-            }
-        }
-        objects[*id] = std::move(nh);
+    dump<nhmsg>(RTM_GETNEXTHOP, nreq, "nexthops", [&objects](const nlmsghdr* msg) {
+        if (auto nh = decodeNexthop(msg)) objects[nh->id] = std::move(*nh);
     });
 
     std::vector<RouteWeights> out;
     rtmsg rreq{};
     rreq.rtm_family = static_cast<unsigned char>(family);
-    dump<rtmsg>(RTM_GETROUTE, rreq, "routes", [&](const rtmsg& rt, Bytes area) {
-        if (rt.rtm_protocol != protocol || rt.rtm_table != RT_TABLE_MAIN) return;
-        auto attrs = attributes(area);
-        RouteWeights r;
-        auto dst = address(attrs, RTA_DST);
-        r.dst.addr = dst.value_or(family == AF_INET ? IpAddr::v4(std::array<uint8_t, 4>{}.data())
-                                                    : IpAddr::v6(std::array<uint8_t, 16>{}.data()));
-        r.dst.length = rt.rtm_dst_len;
-        if (auto nhid = scalar<uint32_t>(attrs, RTA_NH_ID)) {
-            r.nhid = *nhid;
-            auto it = objects.find(*nhid);
-            if (it == objects.end()) return;
-            if (it->second.group.empty()) r.nexthops.push_back(it->second.single);
-            for (const auto& [member, weight] : it->second.group) {
-                auto m = objects.find(member);
-                if (m == objects.end()) continue;
-                WeightedNexthop w = m->second.single;
-                w.weight = weight;
-                r.nexthops.push_back(w);
-            }
-        } else if (auto it = attrs.find(RTA_MULTIPATH); it != attrs.end()) {
-            Bytes mp = it->second;
-            while (mp.size() >= sizeof(rtnexthop)) {
-                rtnexthop rtnh{};
-                std::memcpy(&rtnh, mp.data(), sizeof rtnh);
-                if (rtnh.rtnh_len < sizeof rtnh || rtnh.rtnh_len > mp.size()) break;
-                auto nattrs = attributes(
-                    mp.subspan(RTNH_ALIGN(sizeof rtnh), rtnh.rtnh_len - RTNH_ALIGN(sizeof rtnh)));
-                WeightedNexthop w{rtnh.rtnh_ifindex,
-                                  address(nattrs, RTA_GATEWAY).value_or(IpAddr{}),
-                                  uint32_t{rtnh.rtnh_hops} + 1};
-                r.nexthops.push_back(w);
-                size_t step = RTNH_ALIGN(rtnh.rtnh_len);
-                if (step >= mp.size()) break;
-                mp = mp.subspan(step);
-            }
-        } else {
-            WeightedNexthop w;
-            w.ifindex = static_cast<int>(scalar<uint32_t>(attrs, RTA_OIF).value_or(0));
-            w.gateway = address(attrs, RTA_GATEWAY).value_or(IpAddr{});
-            r.nexthops.push_back(w);
-        }
-        out.push_back(std::move(r));
+    dump<rtmsg>(RTM_GETROUTE, rreq, "routes", [&](const nlmsghdr* msg) {
+        if (auto r = decodeRouteWeights(msg, family, protocol, objects))
+            out.push_back(std::move(*r));
     });
     return out;
 }

@@ -1,7 +1,11 @@
 // The plan file: toJson() writes it, planFromJson() reads it back and checks it. The
 // sizing is recomputed from the stored request and must match, so a plan file cannot
 // claim a fabric its own request does not give.
+#include <cstdint>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "twinrail/plan/plan.h"
 
@@ -52,13 +56,35 @@ const json& field(const json& obj, const std::string& key, const std::string& at
     return *it;
 }
 
+// A whole number that fits T. nlohmann's get<int>() would cast a float (undefined
+// behaviour when it is out of range, found by fuzz/plan_fuzz) and wrap a large integer.
+template <typename T>
+T integer(const json& v, const std::string& where) {
+    if (!v.is_number_integer()) throw FieldError(where + ": wrong type (" + v.dump() + ")");
+    bool fits = v.is_number_unsigned() ? std::in_range<T>(v.get<uint64_t>())
+                                       : std::in_range<T>(v.get<int64_t>());
+    if (!fits) throw FieldError(where + ": out of range (" + v.dump() + ")");
+    return v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>())
+                                  : static_cast<T>(v.get<int64_t>());
+}
+
 template <typename T>
 T get(const json& obj, const std::string& key, const std::string& at) {
     const json& v = field(obj, key, at);
-    try {
-        return v.get<T>();
-    } catch (const json::exception&) {
-        throw FieldError(at + "." + key + ": wrong type (" + v.dump() + ")");
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        return integer<T>(v, at + "." + key);
+    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+        if (!v.is_array()) throw FieldError(at + "." + key + ": wrong type (" + v.dump() + ")");
+        std::vector<int> out;
+        for (size_t i = 0; i < v.size(); ++i)
+            out.push_back(integer<int>(v[i], at + "." + key + "[" + std::to_string(i) + "]"));
+        return out;
+    } else {
+        try {
+            return v.get<T>();
+        } catch (const json::exception&) {
+            throw FieldError(at + "." + key + ": wrong type (" + v.dump() + ")");
+        }
     }
 }
 

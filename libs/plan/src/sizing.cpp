@@ -1,9 +1,13 @@
 #include "twinrail/plan/sizing.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 
 namespace twinrail::plan {
 namespace {
+
+constexpr int kMaxBreakout = 64;
 
 std::string str(int v) {
     return std::to_string(v);
@@ -25,6 +29,12 @@ std::optional<std::string> checkModel(const SwitchModel& m, const std::string& w
     if (m.portSpeedGbps <= 0) return what + " model " + m.name + ": port speed must be positive";
     if (!hasBreakout(m, 1)) return what + " model " + m.name + ": breakouts must include 1";
     for (int b : m.breakouts) {
+        // Real ports split at most 8 ways; 64 keeps every port count (ports x breakout,
+        // at most 262144) and the spine search below small and within int.
+        if (b > kMaxBreakout) {
+            return what + " model " + m.name + ": breakout " + str(b) + " is more than " +
+                   str(kMaxBreakout) + " ways";
+        }
         if (b < 1 || m.portSpeedGbps % b != 0) {
             return what + " model " + m.name + ": breakout " + str(b) + " does not divide " +
                    str(m.portSpeedGbps) + "G";
@@ -130,6 +140,12 @@ std::variant<Sizing, SizingError> size(const Request& r) {
     s.leafUplinks = s.leafUpPhysical * s.leafUpBreakout;
     s.spineRadix = r.spineModel.ports * s.spineBreakout;
     s.serversPerLeafRail = s.leafDownlinks / s.nicPortsPerPlane;
+    if (s.serversPerLeafRail == 0) {
+        // Else the group arithmetic below divides by zero (found by fuzz/plan_fuzz).
+        return fail(leaf.name + ": " + str(s.leafDownlinks) +
+                    " server ports per leaf cannot take " + str(s.nicPortsPerPlane) +
+                    " ports of one NIC in a plane");
+    }
 
     if (s.servers <= s.serversPerLeafRail) {
         // Small: every server fits one leaf per rail, so a leaf takes several whole rails.
@@ -140,12 +156,15 @@ std::variant<Sizing, SizingError> size(const Request& r) {
     } else {
         s.railsPerLeaf = 1;
         s.serversPerGroup = s.serversPerLeafRail;
-        s.groups = (s.servers + s.serversPerGroup - 1) / s.serversPerGroup;
+        // Rounded up without servers + serversPerGroup - 1, which overflows near INT_MAX.
+        s.groups = s.servers / s.serversPerGroup + (s.servers % s.serversPerGroup != 0 ? 1 : 0);
         s.leavesPerPlane = s.groups * s.rails;
     }
     // A 2-tier plane holds at most one leaf per spine port (one link to each spine).
     int maxGroups = s.spineRadix / s.rails;
-    s.maxGpusTwoTier = maxGroups * s.serversPerLeafRail * s.rails;
+    // Up to 262144 x 262144 x 64: computed wide and capped at what an int holds.
+    s.maxGpusTwoTier = static_cast<int>(
+        std::min<int64_t>(int64_t{maxGroups} * s.serversPerLeafRail * s.rails, INT_MAX));
     if (s.leavesPerPlane > s.spineRadix) {
         return fail(str(r.gpus) + " GPUs need " + str(s.leavesPerPlane) +
                     " leaves per plane, but a " + r.spineModel.name + " spine has " +
@@ -160,7 +179,7 @@ std::variant<Sizing, SizingError> size(const Request& r) {
     }
     const int u = s.leafUplinks;
     auto holds = [&s, u](int p) {
-        return u % p == 0 && s.leavesPerPlane * (u / p) <= s.spineRadix;
+        return u % p == 0 && int64_t{s.leavesPerPlane} * (u / p) <= s.spineRadix;
     };
     if (r.spinesPerPlane > 0) {
         if (!holds(r.spinesPerPlane)) {

@@ -4,9 +4,13 @@
 // microseconds for tens of ports); failures throw std::runtime_error naming the request.
 #pragma once
 
+#include <linux/netlink.h>
+
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "twinrail/common/ip.h"
@@ -50,5 +54,32 @@ std::optional<uint64_t> linkSpeedBps(const std::string& ifname);
 // Main-table routes of `family` written by `protocol` (186 = BGP via zebra) with their
 // nexthops resolved through nexthop objects where zebra uses them.
 std::vector<RouteWeights> dumpRouteWeights(int family, uint8_t protocol);
+
+// The decoders behind the dumps, one reply message each, pure so that they can be fuzzed
+// and unit-tested on captured messages. `msg` must point to at least msg->nlmsg_len
+// readable bytes, with nlmsg_len >= sizeof(nlmsghdr): what the dump loop (and NLMSG_OK)
+// guarantees. Nothing past nlmsg_len is read. Each returns nullopt for a message of
+// another type, one too short for its fixed header, or one the dump leaves out.
+
+// RTM_NEWLINK: name, IFF_RUNNING and the tx counters of IFLA_STATS64.
+std::optional<LinkCounters> decodeLinkCounters(const nlmsghdr* msg);
+// RTM_NEWQDISC of a root qdisc (others: nullopt): TCA_STATS2 queue stats, tbf rate.
+std::optional<QdiscStats> decodeRootQdisc(const nlmsghdr* msg);
+
+// A nexthop object (RTM_NEWNEXTHOP): a plain nexthop, or a group of other objects.
+struct NexthopObject {
+    uint32_t id = 0;
+    WeightedNexthop single;
+    std::vector<std::pair<uint32_t, uint32_t>> group;  // member id, weight 1..256
+};
+using NexthopObjects = std::map<uint32_t, NexthopObject>;
+// nullopt also when the object has no NHA_ID.
+std::optional<NexthopObject> decodeNexthop(const nlmsghdr* msg);
+
+// RTM_NEWROUTE of `protocol` in the main table (others: nullopt), its nexthops inline
+// (RTA_MULTIPATH, or RTA_OIF/RTA_GATEWAY) or through `objects` (RTA_NH_ID; nullopt when
+// the id is not there). `family` gives the family of a route without RTA_DST (default).
+std::optional<RouteWeights> decodeRouteWeights(const nlmsghdr* msg, int family, uint8_t protocol,
+                                               const NexthopObjects& objects);
 
 }  // namespace twinrail::netlink

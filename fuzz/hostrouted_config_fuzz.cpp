@@ -1,0 +1,73 @@
+// hostrouted's config parser on any JSON document (the config_db.json file or CONFIG_DB).
+// Checks: nothing throws, a rejection names where and why, and an accepted config written
+// back as CONFIG_DB strings parses to the same config (no field is read lossily, and the
+// checks accept what they produced).
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <variant>
+
+#include "fuzz_util.h"
+#include "hostrouted/config.h"
+
+using nlohmann::json;
+using twinrail::fuzz::check;
+namespace hr = twinrail::hostrouted;
+
+namespace {
+
+std::string secondsText(std::chrono::milliseconds ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ms.count() / 1000),
+                  static_cast<long long>(ms.count() % 1000));
+    return buf;
+}
+
+// CONFIG_DB holds every field as a string; so does this.
+json render(const hr::Config& c) {
+    auto flag = [](bool b) { return b ? "true" : "false"; };
+    json global = {{"route_table", std::to_string(c.routeTable)},
+                   {"route_protocol", std::to_string(c.routeProtocol)},
+                   {"ipv4", flag(c.ipv4)},
+                   {"ipv6", flag(c.ipv6)},
+                   {"accept_evpn", flag(c.acceptEvpn)},
+                   {"manage_frr", flag(c.manageFrr)},
+                   {"proxy_arp", flag(c.proxyArp)},
+                   {"proxy_nd", flag(c.proxyNd)},
+                   {"keepalive", secondsText(c.keepalive)},
+                   {"holdtime", secondsText(c.holdtime)},
+                   {"max_routes", std::to_string(c.maxRoutes)},
+                   {"max_routes_per_port", std::to_string(c.maxRoutesPerPort)},
+                   {"route_rate", std::to_string(static_cast<long long>(c.routeRate))},
+                   {"route_burst", std::to_string(c.routeBurst)},
+                   {"audit_interval", std::to_string(c.auditInterval.count())}};
+    json doc = {{"HOSTROUTED", {{"global", global}}}};
+    json ifs = json::object();
+    for (const auto& name : c.interfaces) ifs[name] = json::object();
+    if (!c.interfaces.empty()) doc["HOSTROUTED_INTERFACE"] = ifs;
+    return doc;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    json doc = json::parse(data, data + size, nullptr, false);
+    if (doc.is_discarded()) return 0;
+    auto parsed = hr::parseConfig(doc);
+    if (const auto* err = std::get_if<hr::ConfigError>(&parsed)) {
+        check(!err->where.empty() && !err->what.empty(), "an error that names nothing");
+        return 0;
+    }
+    const auto& cfg = std::get<hr::Config>(parsed);
+    check(cfg.keepalive.count() == 0 || cfg.holdtime >= 2 * cfg.keepalive,
+          "holdtime below twice keepalive was accepted");
+    auto again = hr::parseConfig(render(cfg));
+    const auto* cfg2 = std::get_if<hr::Config>(&again);
+    check(cfg2 != nullptr, "a config written back from an accepted one is rejected");
+    check(*cfg2 == cfg, "a config written back parses differently");
+    check(std::holds_alternative<std::monostate>(hr::checkRuntimeChange(cfg, *cfg2)),
+          "a config cannot replace itself at runtime");
+    // The patterns go to fnmatch(); each must at least be safe to match against.
+    for (const auto& pattern : cfg.interfaces) (void)cfg.managesInterface(pattern);
+    return 0;
+}
