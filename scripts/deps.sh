@@ -2,11 +2,12 @@
 # Installs everything twinrail builds and runs with, from Debian 12 packages only.
 set -euo pipefail
 PACKAGES=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config clang
   libnl-3-dev libnl-route-3-dev libhiredis-dev libboost-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest
   frr redis-server iproute2 iputils-ping procps iperf3
   debhelper lintian
+  netplan.io gnuplot-nox
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -88,8 +88,17 @@ void Daemon::start() {
             io_, *stateDb_, kHostRouteTable, options_.stateDbSeparator,
             [this](const std::string& key) { return hostRowFor(key); },
             [this] { return allHostKeys(); });
+        foreignTable_ = std::make_unique<redis::StateTable>(
+            io_, *stateDb_, kForeignTable, options_.stateDbSeparator,
+            [this](const std::string& key) { return foreignRowFor(key); },
+            [this] {
+                std::vector<std::string> keys;
+                for (const auto& ip : foreign_.keys()) keys.push_back(ip.str());
+                return keys;
+            });
         stateDb_->onConnected([this] {
             hostTable_->resyncAll();
+            foreignTable_->resyncAll();
             publishStats();
         });
         stateDb_->start();
@@ -152,6 +161,8 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     if (removed) {
         if (it != ports_.end()) ports_.erase(it);
         proxyWritten_.erase(link.name);  // its sysctls went with it
+        for (const auto& ip : foreign_.portGone(link.ifindex))
+            if (foreignTable_) foreignTable_->markDirty(ip.str());
         registry_.portDown(link.ifindex, Clock::now());
         return;
     }
@@ -186,6 +197,7 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
     InterfaceView view{port.managed, port.link.operUp, port.addresses};
     Verdict v = classifyNeighbor(neigh, removed, view, own_, policyOf(cfg_));
     auto now = Clock::now();
+    noteForeign(neigh, v.reason == Reason::OutsideSubnets && port.managed);
     if (v.accept) {
         registry_.accept(neigh, v.source, now);
     } else {
@@ -195,6 +207,23 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
         }
         registry_.reject(neigh.ip, now);
     }
+}
+
+void Daemon::noteForeign(const netlink::NeighborEntry& neigh, bool foreign) {
+    bool changed = foreign ? foreign_.seen(neigh.ip, neigh.ifindex, neigh.mac, Clock::now())
+                           : foreign_.gone(neigh.ip);
+    if (changed && foreignTable_) foreignTable_->markDirty(neigh.ip.str());
+}
+
+std::optional<redis::Fields> Daemon::foreignRowFor(const std::string& key) const {
+    auto ip = IpAddr::parse(key);
+    const ForeignHost* h = ip ? foreign_.find(*ip) : nullptr;
+    if (h == nullptr) return std::nullopt;
+    auto it = ports_.find(h->ifindex);
+    return redis::Fields{
+        {"ifname", it == ports_.end() ? std::to_string(h->ifindex) : it->second.link.name},
+        {"mac", h->mac ? formatMac(*h->mac) : ""},
+        {"since", wallClock(h->since, Clock::now(), std::chrono::system_clock::now())}};
 }
 
 void Daemon::onSnapshotBegin() {
@@ -325,10 +354,21 @@ void Daemon::applyProxy(const Port& port) {
     if (it != proxyWritten_.end()) written = it->second;
     auto change = proxyChange(written, port.managed, ProxySetting{cfg_.proxyArp, cfg_.proxyNd});
     if (!change) return;
+    // The kernel queues proxied ARP replies for a random 0-0.8 s (proxy_delay); a host's
+    // first packet to each peer would wait that long. Proxying is hostrouted's, so is
+    // the delay: 0 while proxying, the port's own value back afterwards.
+    const std::string delay = "net.ipv4.neigh." + name + ".proxy_delay";
+    if (change->arp && delayBefore_.count(name) == 0)
+        delayBefore_[name] = sysctl::read(delay).value_or("80");
     std::string err =
         sysctl::write("net.ipv4.conf." + name + ".proxy_arp", change->arp ? "1" : "0");
     if (err.empty())
         err = sysctl::write("net.ipv6.conf." + name + ".proxy_ndp", change->nd ? "1" : "0");
+    if (err.empty() && change->arp) err = sysctl::write(delay, "0");
+    if (err.empty() && !change->arp && delayBefore_.count(name) > 0) {
+        err = sysctl::write(delay, delayBefore_[name]);
+        delayBefore_.erase(name);
+    }
     if (!err.empty()) {
         log::warning("cannot set proxy ARP/ND on ", name, ": ", err);
         return;  // tried again on the port's next link event or snapshot
@@ -429,75 +469,26 @@ void Daemon::armStatsTimer() {
 
 void Daemon::publishStats() {
     if (!stateDb_ || !stateDb_->connected()) return;
-    const auto& s = registry_.stats();
-    const auto& m = monitor_.stats();
-    const AuditStats a = auditor_ ? auditor_->stats() : AuditStats{.state = "off"};
-    std::string key = std::string(kStatsTable) + options_.stateDbSeparator + "global";
-    stateDb_->command({"HSET",
-                       key,
-                       "routes",
-                       std::to_string(registry_.installedCount()),
-                       "hosts",
-                       std::to_string(registry_.size()),
-                       "pending",
-                       std::to_string(registry_.pendingCount()),
-                       "added",
-                       std::to_string(s.added),
-                       "withdrawn",
-                       std::to_string(s.withdrawn),
-                       "refused",
-                       std::to_string(s.refused),
-                       "rate_limited",
-                       std::to_string(s.rateLimited),
-                       "expired",
-                       std::to_string(s.expired),
-                       "resyncs",
-                       std::to_string(s.resyncs),
-                       "probes",
-                       std::to_string(s.probes),
-                       "moves",
-                       std::to_string(s.moves),
-                       "route_errors",
-                       std::to_string(s.routeErrors),
-                       "probe_send_errors",
-                       std::to_string(prober_.stats().sendErrors),
-                       "probe_replies",
-                       std::to_string(prober_.stats().received),
-                       "netlink_overflows",
-                       std::to_string(m.overflows),
-                       "netlink_malformed",
-                       std::to_string(m.malformed),
-                       "config_rejected",
-                       std::to_string(configRejected_),
-                       "redis_errors",
-                       std::to_string(redisErrors_ + hostTable_->errors()),
-                       "netlink_dumps_interrupted",
-                       std::to_string(m.dumpsInterrupted),
-                       "netlink_snapshots_aborted",
-                       std::to_string(m.snapshotsAborted),
-                       "frr_config",
-                       frrStatus_,
-                       "frr_audit",
-                       a.state,
-                       "frr_audit_missing",
-                       std::to_string(a.missing),
-                       "frr_audit_shadowed",
-                       std::to_string(a.shadowed),
-                       "frr_audit_outranked",
-                       std::to_string(a.outranked),
-                       "frr_audit_foreign",
-                       std::to_string(a.foreign),
-                       "frr_audit_unrepaired",
-                       std::to_string(a.unrepaired),
-                       "frr_audit_repairs",
-                       std::to_string(a.repairs),
-                       "frr_audits",
-                       std::to_string(a.audits),
-                       "frr_restarts",
-                       std::to_string(a.frrRestarts),
-                       "updated",
-                       wallClock(Clock::now(), Clock::now(), std::chrono::system_clock::now())},
-                      [this](const redis::Value& r) { countRedisError(r); });
+    StatsView v{registry_.stats(),
+                registry_.installedCount(),
+                registry_.size(),
+                registry_.pendingCount(),
+                prober_.stats(),
+                monitor_.stats(),
+                auditor_ ? auditor_->stats() : AuditStats{.state = "off"},
+                configRejected_,
+                redisErrors_ + hostTable_->errors() + foreignTable_->errors(),
+                foreign_.size(),
+                frrStatus_};
+    redis::Fields row =
+        statsRow(v, wallClock(Clock::now(), Clock::now(), std::chrono::system_clock::now()));
+    std::vector<std::string> args{"HSET",
+                                  std::string(kStatsTable) + options_.stateDbSeparator + "global"};
+    for (auto& [field, value] : row) {
+        args.push_back(field);
+        args.push_back(value);
+    }
+    stateDb_->command(args, [this](const redis::Value& r) { countRedisError(r); });
 }
 
 void Daemon::countRedisError(const redis::Value& reply) {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "config.h"
+#include "foreign_hosts.h"
 #include "host_registry.h"
 #include "import_auditor.h"
 #include "prober.h"
@@ -73,6 +74,8 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void armStatsTimer();
     void requestSnapshot(const std::string& reason);
     void applyProxy(const Port& port);
+    void noteForeign(const netlink::NeighborEntry& neigh, bool foreign);
+    std::optional<redis::Fields> foreignRowFor(const std::string& key) const;
     void rebuildOwnAddresses();
     void checkFrr();
     void onFrrRestart(const std::string& daemon);
@@ -94,11 +97,13 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::set<IpAddr> own_;
     std::optional<std::unordered_map<int, Port>> portsBeforeSnapshot_;
     std::map<std::string, ProxySetting> proxyWritten_;  // what we set, per port name
+    std::map<std::string, std::string> delayBefore_;    // proxy_delay before we set 0
     std::unique_ptr<ImportAuditor> auditor_;            // with FRR checks and IPv4 only
     std::unique_ptr<frr::RestartWatcher> frrWatcher_;
     boost::asio::steady_timer frrRecheckTimer_;
     std::unique_ptr<redis::Client> stateDb_;
-    std::unique_ptr<redis::StateTable> hostTable_;
+    std::unique_ptr<redis::StateTable> hostTable_, foreignTable_;
+    ForeignHosts foreign_;
     boost::asio::steady_timer registryTimer_, auditTimer_, statsTimer_, snapshotTimer_;
     bool inSnapshot_ = false;
     bool snapshotQueued_ = false;

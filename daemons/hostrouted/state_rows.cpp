@@ -8,8 +8,8 @@ namespace twinrail::hostrouted {
 
 std::string wallClock(TimePoint steady, TimePoint steadyNow,
                       std::chrono::system_clock::time_point wallNow) {
-    auto wall = wallNow - std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                              steadyNow - steady);
+    auto wall = wallNow -
+                std::chrono::duration_cast<std::chrono::system_clock::duration>(steadyNow - steady);
     std::time_t t = std::chrono::system_clock::to_time_t(wall);
     std::tm tm{};
     gmtime_r(&t, &tm);
@@ -29,6 +29,45 @@ redis::Fields hostRow(const HostRecord& rec, const std::string& ifname, TimePoin
         {"neigh_state", netlink::nudStateName(rec.nudState)},
         {"since", wallClock(rec.since, now, wallNow)},
     };
+}
+
+redis::Fields statsRow(const StatsView& v, const std::string& updated) {
+    auto n = [](auto x) { return std::to_string(x); };
+    const auto& s = v.registry;
+    const auto& m = v.monitor;
+    const auto& a = v.audit;
+    return {{"routes", n(v.routes)},
+            {"hosts", n(v.hosts)},
+            {"pending", n(v.pending)},
+            {"added", n(s.added)},
+            {"withdrawn", n(s.withdrawn)},
+            {"refused", n(s.refused)},
+            {"rate_limited", n(s.rateLimited)},
+            {"expired", n(s.expired)},
+            {"resyncs", n(s.resyncs)},
+            {"probes", n(s.probes)},
+            {"moves", n(s.moves)},
+            {"route_errors", n(s.routeErrors)},
+            {"probe_send_errors", n(v.prober.sendErrors)},
+            {"probe_replies", n(v.prober.received)},
+            {"netlink_overflows", n(m.overflows)},
+            {"netlink_malformed", n(m.malformed)},
+            {"netlink_dumps_interrupted", n(m.dumpsInterrupted)},
+            {"netlink_snapshots_aborted", n(m.snapshotsAborted)},
+            {"config_rejected", n(v.configRejected)},
+            {"redis_errors", n(v.redisErrors)},
+            {"foreign_hosts", n(v.foreignHosts)},
+            {"frr_config", v.frrConfig},
+            {"frr_audit", a.state},
+            {"frr_audit_missing", n(a.missing)},
+            {"frr_audit_shadowed", n(a.shadowed)},
+            {"frr_audit_outranked", n(a.outranked)},
+            {"frr_audit_foreign", n(a.foreign)},
+            {"frr_audit_unrepaired", n(a.unrepaired)},
+            {"frr_audit_repairs", n(a.repairs)},
+            {"frr_audits", n(a.audits)},
+            {"frr_restarts", n(a.frrRestarts)},
+            {"updated", updated}};
 }
 
 }  // namespace twinrail::hostrouted

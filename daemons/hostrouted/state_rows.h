@@ -5,17 +5,35 @@
 #include <string>
 
 #include "host_registry.h"
+#include "import_auditor.h"
+#include "prober.h"
+#include "twinrail/netlink/monitor.h"
 #include "twinrail/redis/client.h"
 
 namespace twinrail::hostrouted {
 
 inline constexpr const char* kHostRouteTable = "HOST_ROUTE_TABLE";
 inline constexpr const char* kStatsTable = "HOST_ROUTE_STATS";
+// Hosts seen on a managed port outside its subnets: a NIC cabled to another rail's leaf.
+inline constexpr const char* kForeignTable = "HOST_FOREIGN_TABLE";
 
 std::string wallClock(TimePoint steady, TimePoint steadyNow,
                       std::chrono::system_clock::time_point wallNow);
 
 redis::Fields hostRow(const HostRecord& rec, const std::string& ifname, TimePoint now,
                       std::chrono::system_clock::time_point wallNow);
+
+// What HOST_ROUTE_STATS|global shows, gathered by the daemon.
+struct StatsView {
+    RegistryStats registry;
+    size_t routes = 0, hosts = 0, pending = 0;
+    ProberStats prober;
+    netlink::MonitorStats monitor;
+    AuditStats audit;
+    uint64_t configRejected = 0, redisErrors = 0;
+    size_t foreignHosts = 0;
+    std::string frrConfig;
+};
+redis::Fields statsRow(const StatsView& v, const std::string& updated);
 
 }  // namespace twinrail::hostrouted

@@ -45,7 +45,8 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "int_util_scale",
                      "weights_interval_ms",
                      "weight_audit_interval",
-                     "weight_audit_repair"});
+                     "weight_audit_repair",
+                     "bgp_peers_interval"});
     auto& m = cfg.model;
     millis(r, "sample_interval_ms", cfg.sampleInterval, 10, 10000);
     r.integer("levels", m.levels, 2, 100);
@@ -91,6 +92,9 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.integer("weight_audit_interval", audit, 0, 86400);
     cfg.weightAuditInterval = std::chrono::seconds(audit);
     r.boolean("weight_audit_repair", cfg.weightAuditRepair);
+    long long peers = cfg.bgpPeersInterval.count();
+    r.integer("bgp_peers_interval", peers, 0, 3600);
+    cfg.bgpPeersInterval = std::chrono::seconds(peers);
     if (!r.error && cfg.probePort != 0 && cfg.probePort == cfg.intPort)
         r.fail("int_port", "must differ from probe_port");
     return r.error;
@@ -144,7 +148,8 @@ bool Config::operator==(const Config& o) const {
            intNodeId == o.intNodeId && intLatencyUnitNs == o.intLatencyUnitNs &&
            intQueueUnitBytes == o.intQueueUnitBytes && intUtilScale == o.intUtilScale &&
            weightsInterval == o.weightsInterval && weightAuditInterval == o.weightAuditInterval &&
-           weightAuditRepair == o.weightAuditRepair && ports == o.ports;
+           weightAuditRepair == o.weightAuditRepair && bgpPeersInterval == o.bgpPeersInterval &&
+           ports == o.ports;
 }
 
 std::variant<Config, ConfigError> parseConfig(const nlohmann::json& doc) {

@@ -100,9 +100,15 @@ void Daemon::start() {
         weightTable_ = std::make_unique<redis::StateTable>(
             io_, *stateDb_, kWeightTable, options_.stateDbSeparator,
             [this](const std::string& k) { return weightRow(k); }, [this] { return weightKeys(); });
+        if (options_.useFrr) {
+            bgpPeers_ = std::make_unique<BgpPeerMonitor>(
+                io_, options_.vtysh, *stateDb_, options_.stateDbSeparator, cfg_.bgpPeersInterval);
+            bgpPeers_->start();
+        }
         stateDb_->onConnected([this] {
             qualityTable_->resyncAll();
             weightTable_->resyncAll();
+            if (bgpPeers_) bgpPeers_->resync();
             publishStats();
         });
         stateDb_->start();
@@ -120,6 +126,7 @@ void Daemon::stop() {
     for (auto* t : {&sampleTimer_, &weightsTimer_, &statsTimer_, &frrBurstTimer_}) t->cancel();
     if (frrWatcher_) frrWatcher_->stop();
     if (weightAuditor_) weightAuditor_->stop();
+    if (bgpPeers_) bgpPeers_->stop();
     if (stateDb_) stateDb_->stop();
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "bgp_peers.h"
 #include "config.h"
 #include "counter_source.h"
 #include "frr_publisher.h"
@@ -106,6 +107,7 @@ class Daemon {
     std::chrono::steady_clock::time_point frrBurstUntil_{};
     std::unique_ptr<redis::Client> stateDb_;
     std::unique_ptr<redis::StateTable> qualityTable_, weightTable_;
+    std::unique_ptr<BgpPeerMonitor> bgpPeers_;  // after stateDb_: goes first
     std::map<std::string, redis::Fields> weights_;
     boost::asio::steady_timer sampleTimer_, weightsTimer_, statsTimer_, frrBurstTimer_;
     quality::Clock::time_point nextSample_;

@@ -12,6 +12,7 @@
 #include "tour.h"
 #include "twinrail/common/sysexits.h"
 #include "twinrail/common/tool_main.h"
+#include "twinrail/lab/bond_nic.h"
 #include "twinrail/lab/flow_probe.h"
 #include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/measure.h"
@@ -27,14 +28,19 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [options]
 
-  up [--plan FILE]     build the plan (default: 2 planes x 2 leaves x 2 spines, 2 servers
+  up [--plan FILE] [--keep]
+                       build the plan (default: 2 planes x 2 leaves x 2 spines, 2 servers
                        x 2 NICs) in namespaces; every switch runs FRR, its own Redis,
                        pathqd and (leaves) hostrouted; returns when every NIC reaches
                        every other NIC through both planes. Cleans up a previous lab
-                       of the same name first. Plans come from twinrail-plan --host-bgp.
+                       of the same name first. Plans come from twinrail-plan: NICs
+                       attached as bonds (the default) or routed (--attach routed).
   status [--json]      processes, BGP sessions, host routes, NIC reachability per plane
   fail NODE[:PORT]     take a switch (all its ports) or one port down
   restore NODE[:PORT]  bring it back; NICs on it announce themselves again
+  swap-cables NIC:PORT NIC:PORT
+                       miscable on purpose: two NIC ports' cables change places (again:
+                       back); twinrail verify names them
   stop NODE SERVICE [--kill]
                        stop a switch's redis, hostrouted or pathqd (SIGTERM, or SIGKILL)
   start NODE SERVICE   start it again as the lab does (the daemons as their units run)
@@ -68,6 +74,7 @@ struct Options {
     bool json = false;
     lab::FrrRestart frrRestart = lab::FrrRestart::Kill;
     bool killGiven = false;
+    bool keep = false;  // up: leave a lab that failed to come up, to look at it
     lab::LabBinaries bins;
 };
 
@@ -113,6 +120,8 @@ Options parse(int argc, char** argv) {
             o.seconds = std::stoi(value());
         } else if (a == "--json") {
             o.json = true;
+        } else if (a == "--keep") {
+            o.keep = true;
         } else if (a == "--kill" || a == "--clean" || a == "--service") {
             o.killGiven = a == "--kill";
             o.frrRestart = a == "--kill"    ? lab::FrrRestart::Kill
@@ -147,7 +156,7 @@ int up(const Options& o) {
     lab::PlanLab l(o.name, planFor(o), o.bins);
     std::cout << plan::sizingReport(l.plan());
     std::cout << "building lab \"" << o.name << "\" ...\n" << std::flush;
-    l.up();
+    l.up(o.keep);
     auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "lab \"" << o.name
               << "\" is up: every NIC reaches every other NIC through both planes ("
@@ -217,6 +226,13 @@ int hidden(const std::vector<std::string>& a, const std::string& cmd) {
                   << std::endl;
         return exitcode::kOk;
     }
+    if (cmd == "bond-agent" && a.size() == 4) {
+        lab::BondNic b;
+        b.bond = a[0];
+        b.ports = {a[1], a[2]};
+        b.bpfObject = a[3];
+        return lab::runBondAgent(b);
+    }
     throw UsageError{"bad arguments for " + cmd};
 }
 
@@ -229,7 +245,8 @@ lab::Service serviceFrom(const std::string& name) {
 
 int run(const Options& o) {
     const std::string& c = o.command;
-    if (c == "announce" || c == "flow-send" || c == "flow-recv") return hidden(o.args, c);
+    if (c == "announce" || c == "flow-send" || c == "flow-recv" || c == "bond-agent")
+        return hidden(o.args, c);
     if (geteuid() != 0) {
         std::cerr << "twinrail-lab: needs root (network namespaces, FRR)\n";
         return 77;
@@ -260,6 +277,11 @@ int run(const Options& o) {
             return exitcode::kUnavailable;
         }
         std::cout << c << " " << o.args[0] << " " << o.args[1] << ": done\n";
+        return exitcode::kOk;
+    }
+    if (c == "swap-cables" && o.args.size() == 2) {
+        lab::swapNicCables(o.name, o.bins, o.args[0], o.args[1]);
+        std::cout << "swapped the cables of " << o.args[0] << " and " << o.args[1] << "\n";
         return exitcode::kOk;
     }
     if (c == "restart-frr" && o.args.size() == 1) {

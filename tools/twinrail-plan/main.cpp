@@ -9,6 +9,7 @@
 #include "twinrail/common/tool_main.h"
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/plan.h"
+#include "twinrail/plan/server_config.h"
 
 namespace plan = twinrail::plan;
 namespace exitcode = twinrail::exitcode;
@@ -34,10 +35,18 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
   --oversubscription N     leaf downlink:uplink N:1                     [1]
   --uplink-speed G         leaf-spine link speed   [the NIC speed if the ports break out to it]
   --spines-per-plane N     instead of the fewest that hold the leaves
-  --host-bgp               servers peer with their leaves (receive-only) to route over both planes
+  --attach bond|routed     how a NIC attaches to its two leaves                  [bond]
+                           bond: the seed's 3.1.1, a bonded NIC (balance-xor, layer3+4),
+                           dual-send ARP, leaves proxy ARP and route it as a /32;
+                           routed: separate ports, receive-only BGP to both leaves
+  --host-bgp               the same as --attach routed
+  --gateway-mac MAC        the one MAC of the rail gateways (bond)   [00:00:5e:00:01:01]
 
-  --out DIR     write DIR/plan.json, DIR/cabling.csv, DIR/cabling.json and
-                DIR/configs/<switch>/{frr.conf,config_db.json}
+  --out DIR     write DIR/plan.json, DIR/cabling.csv, DIR/cabling.json,
+                DIR/inventory.json (each switch's Redis, for twinrail verify),
+                DIR/configs/<switch>/{frr.conf,config_db.json}, and per server
+                DIR/configs/servers/<server>/: netplan/60-twinrail.yaml and the dual-send
+                ARP unit (bond), or <nic>/frr.conf (routed)
   --json        print the sizing as JSON instead of text
   --from FILE   read a plan file (checked) instead of sizing a request
   --tables      print the seed's sizing tables as this planner computes them
@@ -113,8 +122,14 @@ Args parse(int argc, char** argv) {
             r.uplinkSpeedGbps = toInt(f, value(i));
         } else if (f == "--spines-per-plane") {
             r.spinesPerPlane = toInt(f, value(i));
-        } else if (f == "--host-bgp") {
-            r.hostBgp = true;
+        } else if (f == "--attach") {
+            auto at = plan::parseAttach(value(i));
+            if (!at) throw UsageError{"--attach: bond, routed or evpn-mh"};
+            r.attach = *at;
+        } else if (f == "--host-bgp") {  // the routed attachment's old name
+            r.attach = plan::Attach::Routed;
+        } else if (f == "--gateway-mac") {
+            r.gatewayMac = value(i);
         } else if (f == "--out") {
             a.out = value(i);
         } else if (f == "--from") {
@@ -185,10 +200,32 @@ int writePlan(const plan::Plan& p, const fs::path& dir) {
         ok = ok && !ec && writeFile(sd / "frr.conf", plan::frrConfig(p, sw)) &&
              writeFile(sd / "config_db.json", plan::configDb(p, sw).dump(2) + "\n");
     }
+    ok = ok && writeFile(dir / "inventory.json", plan::inventoryJson(p).dump(1) + "\n");
+    for (const auto& srv : p.servers) {
+        fs::path sd = dir / "configs" / "servers" / srv.name;
+        if (p.request.attach == plan::Attach::Routed) {
+            for (const auto& nic : srv.nics) {
+                fs::create_directories(sd / nic.name, ec);
+                ok = ok && !ec &&
+                     writeFile(sd / nic.name / "frr.conf", plan::hostFrrConfig(p, srv, nic));
+            }
+            continue;
+        }
+        fs::create_directories(sd / "netplan", ec);
+        fs::create_directories(sd / "systemd", ec);
+        fs::create_directories(sd / "twinrail" / "dual-send", ec);
+        ok = ok && !ec &&
+             writeFile(sd / "netplan" / "60-twinrail.yaml", plan::netplanConfig(p, srv)) &&
+             writeFile(sd / "systemd" / "twinrail-dual-send@.service", plan::dualSendUnit());
+        for (const auto& nic : srv.nics) {
+            ok = ok && writeFile(sd / "twinrail" / "dual-send" / (plan::bondName(nic) + ".env"),
+                                 plan::dualSendEnv(nic));
+        }
+    }
     if (!ok) return exitcode::kCantCreate;
     std::cout << plan::sizingReport(p) << "wrote " << (dir / "plan.json").string()
-              << ", cabling.csv/json and " << p.switches.size() << " switch configs under "
-              << (dir / "configs").string() << "\n";
+              << ", cabling.csv/json, inventory.json, " << p.switches.size() << " switch and "
+              << p.servers.size() << " server configs under " << (dir / "configs").string() << "\n";
     return exitcode::kOk;
 }
 

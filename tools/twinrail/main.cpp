@@ -12,6 +12,7 @@
 #include "twinrail/common/tool_main.h"
 #include "twinrail/redis/sonic_db.h"
 #include "twinrail/redis/sync_reader.h"
+#include "verify_command.h"
 
 namespace cli = twinrail::cli;
 namespace redis = twinrail::redis;
@@ -22,6 +23,7 @@ namespace {
 constexpr int kNotRunning = 3;  // as systemctl status: the daemon is not running
 
 constexpr const char* kUsage = R"(usage: twinrail [REDIS OPTIONS] [--json] show <what> [options]
+       twinrail [--json] verify (--plan FILE --inventory FILE | --lab NAME)
        twinrail plan [twinrail-plan options]      (twinrail plan --help)
        twinrail lab <command> [options]           (twinrail lab --help)
 
@@ -34,6 +36,12 @@ show:
 
   --json                  JSON for scripts instead of a table
 
+verify: the fabric-wide dual-homing and cabling audit, from the plan and every switch's
+  STATE_DB (the planner's inventory.json, or a lab's sockets): every NIC port learned on its
+  planned leaf port, missing, or miscabled (where it is seen instead), NICs reachable
+  through one plane only, and every fabric link's BGP session on its planned ports, with
+  the planned switch at the far end. Exit 69 when anything is off.
+
 Redis (as the daemons find it):
   --redis-socket PATH     unix socket
   --redis-host HOST, --redis-port PORT          TCP (default 127.0.0.1:6379)
@@ -41,7 +49,8 @@ Redis (as the daemons find it):
                           (default /var/run/redis/sonic-db/database_config.json)
 
 Exit codes: 0 ok; 3 the daemon behind the state is not running (its last state is still
-shown); 64 usage; 69 Redis cannot be reached; 70 internal error.
+shown); 64 usage; 66 the plan or inventory cannot be read; 69 Redis cannot be reached, or
+verify found the fabric degraded; 70 internal error.
 )";
 
 struct Options {
@@ -242,6 +251,8 @@ int main(int argc, char** argv) {
             return exitcode::kOk;
         }
         if (o.words.empty()) throw UsageError{"no command"};
+        if (o.words[0] == "verify")
+            return cli::verifyCommand({o.words.begin() + 1, o.words.end()}, o.json);
         if (o.words[0] != "show") throw UsageError{"unknown command " + o.words[0]};
         return show(o);
     } catch (const UsageError& e) {

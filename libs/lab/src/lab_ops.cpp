@@ -8,7 +8,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
+#include "twinrail/lab/bond_nic.h"
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
@@ -175,6 +177,45 @@ void restartFrr(const std::string& lab, const std::string& node, FrrRestart how)
     }
 }
 
+void swapNicCables(const std::string& lab, const LabBinaries& bins, const std::string& a,
+                   const std::string& b) {
+    auto [nodeA, portA] = splitTarget(a);
+    auto [nodeB, portB] = splitTarget(b);
+    if (!isPortName(nodeA) || !isPortName(portA) || !isPortName(nodeB) || !isPortName(portB) ||
+        nodeA == nodeB)
+        throw std::invalid_argument("swap-cables needs NIC:PORT NIC:PORT of two NICs");
+    plan::Plan p = PlanLab::loadPlan(lab);
+    const plan::Server* srvA = nullptr;
+    const plan::Server* srvB = nullptr;
+    const plan::Nic* nicA = nullptr;
+    const plan::Nic* nicB = nullptr;
+    for (const auto& srv : p.servers) {
+        for (const auto& nic : srv.nics) {
+            if (PlanLab::nicNode(srv, nic) == nodeA) srvA = &srv, nicA = &nic;
+            if (PlanLab::nicNode(srv, nic) == nodeB) srvB = &srv, nicB = &nic;
+        }
+    }
+    if (nicA == nullptr || nicB == nullptr) throw std::runtime_error("no such NIC in lab " + lab);
+    const std::string nsA = PlanLab::nsPrefix(lab) + nodeA;
+    const std::string nsB = PlanLab::nsPrefix(lab) + nodeB;
+    // Temporary names first: both ports may well be called port1.
+    shOk("ip -n " + nsA + " link set " + portA + " down && ip -n " + nsA + " link set " + portA +
+         " name xswpa && ip -n " + nsA + " link set xswpa netns " + nsB);
+    shOk("ip -n " + nsB + " link set " + portB + " down && ip -n " + nsB + " link set " + portB +
+         " name xswpb && ip -n " + nsB + " link set xswpb netns " + nsA);
+    shOk("ip -n " + nsA + " link set xswpb name " + portA + " && ip -n " + nsB +
+         " link set xswpa name " + portB);
+    bool bonded = p.request.attach != plan::Attach::Routed;
+    for (const auto& [node, srv, nic, port] :
+         {std::tuple{nodeA, srvA, nicA, portA}, std::tuple{nodeB, srvB, nicB, portB}}) {
+        std::string cmd = "ip link set " + port + " up";
+        if (bonded) cmd = bondRewireCommands(bondNicFor(lab, p, *srv, *nic)) + "; " + cmd;
+        auto r = inNode(lab, node, cmd);
+        if (r.rc != 0) throw std::runtime_error("cannot rewire " + node + ": " + r.out);
+        announceOn(lab, bins, p, node, {port});
+    }
+}
+
 void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Plan& p,
                 const std::string& node, const std::vector<std::string>& ports) {
     std::set<std::string> onPorts(ports.begin(), ports.end());
@@ -187,10 +228,14 @@ void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Pla
                                ? onPorts.count(np.name) > 0
                                : np.leaf == node && onPorts.count(np.leafPort) > 0;
                 if (!hit) continue;
-                auto a = inNode(
-                    lab, PlanLab::nicNode(srv, nic),
-                    bins.self + " announce " + np.name + " " + nic.address + " " + rs->gateway);
+                // A bonded NIC announces through its bond, whose dual-send sends the ARP on
+                // every port that has a link; a routed NIC on the port itself.
+                bool bonded = p.request.attach != plan::Attach::Routed;
+                auto a = inNode(lab, PlanLab::nicNode(srv, nic),
+                                bins.self + " announce " + (bonded ? "bond0" : np.name) + " " +
+                                    nic.address + " " + rs->gateway);
                 if (a.rc != 0) throw std::runtime_error("announce failed: " + a.out);
+                if (bonded) break;  // once per NIC
             }
         }
     }

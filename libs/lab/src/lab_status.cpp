@@ -5,9 +5,9 @@
 #include <set>
 #include <sstream>
 
-#include "route_text.h"
 #include "twinrail/common/table.h"
 #include "twinrail/lab/lab_status.h"
+#include "twinrail/lab/reachability.h"
 #include "twinrail/lab/shell.h"
 
 namespace twinrail::lab {
@@ -70,28 +70,18 @@ json labStatus(const std::string& name) {
         }
         out["switches"].push_back(row);
     }
-    for (const auto& srv : p.servers) {
-        for (const auto& nic : srv.nics) {
-            const std::string node = PlanLab::nicNode(srv, nic);
-            std::vector<std::string> ports;
-            for (const auto& np : nic.ports) ports.push_back(np.name);
-            auto routes = inNode(name, node, "ip route show proto bgp").out;
-            int both = 0, one = 0, none = 0;
-            for (const auto& other : p.servers) {
-                for (const auto& on : other.nics) {
-                    if (&on == &nic) continue;
-                    size_t used = portsUsed(routes, on.address, ports).size();
-                    (used == ports.size() ? both : used > 0 ? one : none)++;
-                }
-            }
-            healthy = healthy && one == 0 && none == 0;
-            out["nics"].push_back({{"name", node},
-                                   {"address", nic.address},
-                                   {"bgp", bgpSessions(PlanLab::nsPrefix(name) + node)},
-                                   {"peers_all_planes", both},
-                                   {"peers_some_planes", one},
-                                   {"peers_unreachable", none}});
-        }
+    const bool routed = p.request.attach == plan::Attach::Routed;
+    out["attach"] = plan::attachName(p.request.attach);
+    for (const auto& r : nicReachability(name, p)) {
+        healthy = healthy && r.somePlanes == 0 && r.none == 0;
+        json row{{"name", r.node},
+                 {"address", r.address},
+                 {"peers_all_planes", r.allPlanes},
+                 {"peers_some_planes", r.somePlanes},
+                 {"peers_unreachable", r.none}};
+        // A bonded host runs no routing protocol.
+        if (routed) row["bgp"] = bgpSessions(PlanLab::nsPrefix(name) + r.node);
+        out["nics"].push_back(row);
     }
     out["healthy"] = healthy;
     return out;
@@ -115,13 +105,13 @@ std::string statusTable(const json& s) {
     std::vector<std::vector<std::string>> nics{
         {"NIC", "ADDRESS", "BGP UP", "PEERS VIA ALL PLANES", "SOME", "NONE"}};
     for (const auto& n : s["nics"]) {
-        nics.push_back({n["name"], n["address"], ratio(n["bgp"]),
+        nics.push_back({n["name"], n["address"], n.contains("bgp") ? ratio(n["bgp"]) : "-",
                         std::to_string(n["peers_all_planes"].get<int>()),
                         std::to_string(n["peers_some_planes"].get<int>()),
                         std::to_string(n["peers_unreachable"].get<int>())});
     }
-    return "lab " + s["lab"].get<std::string>() + ": " +
-           (s["healthy"].get<bool>() ? "healthy" : "DEGRADED") + "\n\n" + formatTable(sw) +
+    return "lab " + s["lab"].get<std::string>() + " (attach " + s.value("attach", "?") +
+           "): " + (s["healthy"].get<bool>() ? "healthy" : "DEGRADED") + "\n\n" + formatTable(sw) +
            "(! = not running)\n\n" + formatTable(nics);
 }
 

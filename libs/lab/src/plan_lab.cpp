@@ -6,10 +6,12 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "route_text.h"
+#include "twinrail/lab/bond_nic.h"
 #include "twinrail/lab/fabric.h"
+#include "twinrail/lab/reachability.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/outputs.h"
+#include "twinrail/plan/server_config.h"
 
 namespace twinrail::lab {
 namespace fs = std::filesystem;
@@ -34,8 +36,7 @@ plan::Request defaultLabRequest() {
     r.gpusPerServer = 2;
     r.leafModel = {"lab-4x200G", 4, 200, {1}};
     r.spinesPerPlane = 2;
-    r.hostBgp = true;
-    return r;
+    return r;  // attach bond: the seed's own design
 }
 
 PlanLab::PlanLab(std::string name, plan::Plan plan, LabBinaries bins)
@@ -69,13 +70,10 @@ plan::Plan PlanLab::loadPlan(const std::string& name) {
     return std::get<plan::Plan>(p);
 }
 
-void PlanLab::up() {
+void PlanLab::up(bool keepOnFailure) {
     const auto& r = plan_.request;
-    if (!r.hostBgp) {
-        throw std::runtime_error(
-            "the lab's servers route over both planes with BGP: make the plan "
-            "with --host-bgp");
-    }
+    if (r.attach == plan::Attach::EvpnMh)
+        throw std::runtime_error("the lab does not build the evpn-mh attachment yet");
     size_t nodes = plan_.switches.size();
     for (const auto& s : plan_.servers) nodes += s.nics.size();
     if (nodes > kMaxNamespaces) {
@@ -97,7 +95,7 @@ void PlanLab::up() {
                 dir_ + ")");
         }
     } catch (...) {
-        down(name_);
+        if (!keepOnFailure) down(name_);
         throw;
     }
 }
@@ -129,9 +127,11 @@ void PlanLab::buildNamespaces() {
         fabric.startFrr(sw.name, plan::frrConfig(plan_, sw));
         startSwitch(sw);
     }
-    for (const auto& srv : plan_.servers) {
-        for (const auto& nic : srv.nics)
-            fabric.startFrr(nicNode(srv, nic), plan::hostFrrConfig(plan_, srv, nic));
+    if (r().attach == plan::Attach::Routed) {
+        for (const auto& srv : plan_.servers) {
+            for (const auto& nic : srv.nics)
+                fabric.startFrr(nicNode(srv, nic), plan::hostFrrConfig(plan_, srv, nic));
+        }
     }
     // From here the lab lives on its own; `down` finds it by name.
     fabric.detach();
@@ -156,6 +156,10 @@ void PlanLab::addressSwitches() {
                 if (bar != std::string::npos) {
                     cmd += " && ip addr add " + key.substr(bar + 1) + " dev " + key.substr(0, bar) +
                            " noprefixroute";
+                } else if (v.contains("mac_addr")) {
+                    // The one gateway MAC of the bond attachment (as intfmgrd applies it).
+                    cmd += " && ip link set dev " + key + " address " +
+                           v["mac_addr"].get<std::string>();
                 }
             }
         }
@@ -165,6 +169,13 @@ void PlanLab::addressSwitches() {
 }
 
 void PlanLab::addressNics() {
+    if (r().attach != plan::Attach::Routed) {
+        writeBondHashObject(dir_ + "/bond_hash.o");
+        for (const auto& srv : plan_.servers)
+            for (const auto& nic : srv.nics) startBondNic(srv, nic);
+        return;
+    }
+    // Routed: the NIC's address on its loopback, reachable through either port.
     for (const auto& srv : plan_.servers) {
         for (const auto& nic : srv.nics) {
             if (inNode(name_, nicNode(srv, nic), "ip addr add " + nic.address + "/32 dev lo").rc !=
@@ -172,6 +183,32 @@ void PlanLab::addressNics() {
                 throw std::runtime_error("cannot address " + nicNode(srv, nic));
         }
     }
+}
+
+BondNic bondNicFor(const std::string& labName, const plan::Plan& p, const plan::Server& srv,
+                   const plan::Nic& nic) {
+    const plan::RailSubnet* rs = p.subnetFor(srv.group, nic.rail);
+    if (rs == nullptr) throw std::runtime_error("no rail subnet for " + srv.name + "/" + nic.name);
+    BondNic b;
+    for (const auto& np : nic.ports) b.ports.push_back(np.name);
+    b.mac = macForAddress(nic.address);
+    b.address = nic.address + rs->prefix.substr(rs->prefix.find('/'));
+    b.gateway = rs->gateway;
+    b.aggregate = plan::fabricAggregate(p);
+    b.bpfObject = PlanLab::stateDir(labName) + "/bond_hash.o";
+    return b;
+}
+
+void PlanLab::startBondNic(const plan::Server& srv, const plan::Nic& nic) {
+    const std::string node = nicNode(srv, nic);
+    BondNic b = bondNicFor(name_, plan_, srv, nic);
+    if (auto res = inNode(name_, node, bondSetupCommands(b)); res.rc != 0)
+        throw std::runtime_error("cannot build the bond of " + node + ": " + res.out);
+    // The bond's miimon: follows the ports' carrier (see bond_nic.h).
+    std::string log = dir_ + "/" + node + "-bond-agent.log";
+    inNode(name_, node,
+           "setsid -f " + bins_.self + " bond-agent " + b.bond + " " + b.ports[0] + " " +
+               b.ports[1] + " " + b.bpfObject + " >" + log + " 2>&1 </dev/null");
 }
 
 void PlanLab::startSwitch(const plan::Switch& sw) {
@@ -184,6 +221,12 @@ void PlanLab::startSwitch(const plan::Switch& sw) {
     // microseconds with no queue at all; a switch's ports do not.
     db["PATHQD"]["global"]["latency_ref_us"] = "5000";
     for (auto& [port, row] : db["PATHQD_PORT"].items()) row["capacity_mbps"] = "10000";
+    // Liveness at the Cumulus example's 1 s keepalive and 3 s holdtime (the planner's
+    // default is 3/9): a lost host leaves in 3 s, and a test of 10 holdtimes takes 30 s.
+    if (db.contains("HOSTROUTED")) {
+        db["HOSTROUTED"]["global"]["keepalive"] = "1";
+        db["HOSTROUTED"]["global"]["holdtime"] = "3";
+    }
     std::ofstream(dir_ + "/" + sw.name + "/config_db.json") << db.dump(2) << "\n";
     startService(name_, bins_, sw.name, Service::Redis);
     if (!sw.spine) startService(name_, bins_, sw.name, Service::Hostrouted);
@@ -191,18 +234,7 @@ void PlanLab::startSwitch(const plan::Switch& sw) {
 }
 
 bool PlanLab::converged() const {
-    for (const auto& a : plan_.servers) {
-        for (const auto& an : a.nics) {
-            std::vector<std::string> ports;
-            for (const auto& p : an.ports) ports.push_back(p.name);
-            auto routes = inNode(name_, nicNode(a, an), "ip route show proto bgp").out;
-            for (const auto& b : plan_.servers) {
-                for (const auto& bn : b.nics)
-                    if (&bn != &an && !routeUsesAll(routes, bn.address, ports)) return false;
-            }
-        }
-    }
-    return true;
+    return everyNicReachesEveryNicThroughEveryPlane(nicReachability(name_, plan_));
 }
 
 NodeResult inNode(const std::string& labName, const std::string& node, const std::string& command) {

@@ -47,7 +47,7 @@ class Builder {
     std::variant<Plan, SizingError> build() {
         plan_.request = r_;
         plan_.sizing = s_;
-        plan_.hostAsn = r_.hostBgp ? kHostAsn : 0;
+        plan_.hostAsn = r_.hostBgp() ? kHostAsn : 0;
         if (auto e = checkAddressSpace()) return *e;
         for (int p = 1; p <= s_.planes; ++p) {
             for (int l = 0; l < s_.leavesPerPlane; ++l) plan_.switches.push_back(leaf(p, l));

@@ -168,7 +168,7 @@ std::string frrConfig(const Plan& plan, const Switch& sw) {
         c += "!\n";
     }
     c += loopbackPolicy(sw.loopback);
-    const bool hostPeers = !sw.spine && plan.request.hostBgp;
+    const bool hostPeers = !sw.spine && plan.request.hostBgp();
     if (hostPeers) c += "route-map TWINRAIL-FROM-HOSTS deny 10\nexit\n!\n";
     c += "router bgp " + n(sw.asn) + "\n bgp router-id " + sw.loopback + "\n";
     c += " no bgp ebgp-requires-policy\n bgp bestpath as-path multipath-relax\n";
@@ -206,8 +206,13 @@ json configDb(const Plan& plan, const Switch& sw) {
                                      {"capacity_mbps", n(static_cast<long>(p.speedGbps) * 1000)}};
     }
     if (sw.spine) return db;
-    // Host-facing ports carry the rail's gateway address; hosts become /32s via hostrouted.
-    db["HOSTROUTED"]["global"] = {{"ipv6", "false"}, {"proxy_arp", "true"}};
+    // Host-facing ports carry the rail's gateway address (without its prefix route: the
+    // hosts are /32s); hosts become /32s via hostrouted. Who owns what on a leaf:
+    //   gateway address and, with bonded hosts, the one gateway MAC: the switch's
+    //     interface config (INTERFACE; SONiC's intfmgrd, or what the lab applies);
+    //   proxy ARP (answering for the other hosts, with no delay) and the /32s: hostrouted.
+    const bool oneGateway = plan.request.attach != Attach::Routed;
+    db["HOSTROUTED"]["global"] = {{"ipv6", "false"}, {"proxy_arp", oneGateway ? "true" : "false"}};
     for (const auto& p : sw.ports) {
         if (p.role != PortRole::Host) continue;
         db["HOSTROUTED_INTERFACE"][p.name] = json::object();
@@ -217,10 +222,24 @@ json configDb(const Plan& plan, const Switch& sw) {
         if (const RailSubnet* rs = plan.subnetFor(sw.group, rail)) {
             std::string len = rs->prefix.substr(rs->prefix.find('/'));
             db["INTERFACE"][p.name] = json::object();
+            // A bonded NIC sends to one gateway MAC over either port: both leaves must
+            // answer to it, or half the flows are dropped as "otherhost".
+            if (oneGateway) db["INTERFACE"][p.name]["mac_addr"] = plan.request.gatewayMac;
             db["INTERFACE"][p.name + "|" + rs->gateway + len] = json::object();
         }
     }
     return db;
+}
+
+json inventoryJson(const Plan& plan) {
+    json inv{{"comment",
+              "each switch's Redis (STATE_DB) for twinrail verify: point host at the "
+              "switch's management address if its Redis does not listen on the "
+              "loopback"},
+             {"switches", json::object()}};
+    for (const auto& sw : plan.switches)
+        inv["switches"][sw.name] = {{"redis", {{"host", sw.loopback}, {"port", 6379}}}};
+    return inv;
 }
 
 std::string hostFrrConfig(const Plan& plan, const Server& server, const Nic& nic) {

@@ -13,7 +13,9 @@ namespace twinrail::plan {
 namespace {
 
 using json = nlohmann::json;
-constexpr int kVersion = 1;
+// 2: request.attach and request.gateway_mac replace request.host_bgp. Version 1 files are
+// read as before: host_bgp true is the routed attachment, false the bond one.
+constexpr int kVersion = 2;
 
 json modelJson(const SwitchModel& m) {
     return {{"name", m.name},
@@ -115,7 +117,15 @@ Request readRequest(const json& j, const std::string& at) {
     r.oversubscription = get<int>(j, "oversubscription", at);
     r.uplinkSpeedGbps = get<int>(j, "uplink_speed_gbps", at);
     r.spinesPerPlane = get<int>(j, "spines_per_plane", at);
-    r.hostBgp = get<bool>(j, "host_bgp", at);
+    if (j.contains("attach")) {
+        auto name = get<std::string>(j, "attach", at);
+        auto a = parseAttach(name);
+        if (!a) throw FieldError(at + ".attach: \"" + name + "\" is not bond, routed or evpn-mh");
+        r.attach = *a;
+        r.gatewayMac = get<std::string>(j, "gateway_mac", at);
+    } else {
+        r.attach = get<bool>(j, "host_bgp", at) ? Attach::Routed : Attach::Bond;
+    }
     return r;
 }
 
@@ -216,7 +226,8 @@ json toJson(const Plan& p) {
                       {"oversubscription", r.oversubscription},
                       {"uplink_speed_gbps", r.uplinkSpeedGbps},
                       {"spines_per_plane", r.spinesPerPlane},
-                      {"host_bgp", r.hostBgp}};
+                      {"attach", attachName(r.attach)},
+                      {"gateway_mac", r.gatewayMac}};
     out["sizing"] = sizingJson(p.sizing);
     out["host_asn"] = p.hostAsn;
     out["rail_subnets"] = json::array();
@@ -267,9 +278,10 @@ json toJson(const Plan& p) {
 
 std::variant<Plan, SizingError> planFromJson(const json& j) {
     try {
-        if (get<int>(j, "version", "plan") != kVersion) {
-            throw FieldError("plan.version: only version " + std::to_string(kVersion) +
-                             " is known");
+        int version = get<int>(j, "version", "plan");
+        if (version != 1 && version != kVersion) {
+            throw FieldError("plan.version: " + std::to_string(version) + " is not 1 or " +
+                             std::to_string(kVersion));
         }
         Plan p;
         p.request = readRequest(field(j, "request", "plan"), "plan.request");

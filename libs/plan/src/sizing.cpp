@@ -1,10 +1,29 @@
 #include "twinrail/plan/sizing.h"
+#include <cctype>
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 
 namespace twinrail::plan {
+
+const char* attachName(Attach a) {
+    switch (a) {
+        case Attach::Bond:
+            return "bond";
+        case Attach::Routed:
+            return "routed";
+        case Attach::EvpnMh:
+            return "evpn-mh";
+    }
+    return "?";
+}
+
+std::optional<Attach> parseAttach(const std::string& name) {
+    for (Attach a : {Attach::Bond, Attach::Routed, Attach::EvpnMh})
+        if (name == attachName(a)) return a;
+    return std::nullopt;
+}
 namespace {
 
 constexpr int kMaxBreakout = 64;
@@ -73,6 +92,19 @@ int Sizing::spinesTotal() const {
     return spinesPerPlane * planes;
 }
 
+namespace {
+bool validGatewayMac(const std::string& mac) {
+    if (mac.size() != 17) return false;
+    for (size_t i = 0; i < mac.size(); ++i) {
+        bool colon = i % 3 == 2;
+        if (colon != (mac[i] == ':')) return false;
+        if (!colon && !std::isxdigit(static_cast<unsigned char>(mac[i]))) return false;
+    }
+    int first = std::stoi(mac.substr(0, 2), nullptr, 16);
+    return (first & 1) == 0;  // not a multicast/broadcast address
+}
+}  // namespace
+
 std::variant<Request, SizingError> normalize(Request r) {
     auto fail = [](std::string m) { return SizingError{std::move(m)}; };
     if (r.planes != 1 && r.planes != 2) return fail("planes must be 1 or 2, not " + str(r.planes));
@@ -93,6 +125,18 @@ std::variant<Request, SizingError> normalize(Request r) {
     }
     if (r.oversubscription < 1 || r.oversubscription > 16)
         return fail("oversubscription must be 1..16 (downlink:uplink N:1)");
+    if (r.attach == Attach::EvpnMh)
+        return fail("the evpn-mh attachment is not built yet; use bond or routed");
+    if (r.attach == Attach::Bond && r.nicPorts != r.planes) {
+        return fail("the bond attachment needs one NIC port per plane (" + str(r.nicPorts) +
+                    " ports over " + str(r.planes) +
+                    " planes would put one NIC on two ports of a leaf, which would see its "
+                    "host move between them); use --attach routed");
+    }
+    if (!validGatewayMac(r.gatewayMac)) {
+        return fail("gateway MAC \"" + r.gatewayMac +
+                    "\" is not a unicast MAC of 6 hex pairs (aa:bb:cc:dd:ee:ff)");
+    }
     if (r.leafModel.name.empty()) return fail("no switch model given");
     if (r.spineModel.name.empty()) r.spineModel = r.leafModel;
     if (auto e = checkModel(r.leafModel, "leaf")) return fail(*e);

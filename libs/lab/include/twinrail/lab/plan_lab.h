@@ -29,7 +29,8 @@ struct LabBinaries {
 };
 
 // The scaled-down plan the lab builds by default: 2 servers x 2 GPUs (2 rails), a 400G
-// NIC as 2x200G, 2 planes of 2 leaves and 2 spines each, servers routing over both planes.
+// NIC as 2x200G, 2 planes of 2 leaves and 2 spines each, NICs attached as bonds (the
+// seed's design; make the plan with --attach routed for servers that route).
 plan::Request defaultLabRequest();
 
 class PlanLab {
@@ -47,8 +48,9 @@ class PlanLab {
     static plan::Plan loadPlan(const std::string& name);
 
     // Removes leftovers, builds, starts every daemon and waits until every NIC reaches
-    // every other NIC through both planes. On failure everything is removed again.
-    void up();
+    // every other NIC through both planes. On failure everything is removed again,
+    // unless `keepOnFailure` (to look at what went wrong; `down` removes it later).
+    void up(bool keepOnFailure = false);
 
     const plan::Plan& plan() const { return plan_; }
     std::string ns(const std::string& node) const { return prefix_ + node; }
@@ -61,6 +63,8 @@ class PlanLab {
     void addressSwitches();
     void addressNics();
     void startSwitch(const plan::Switch& sw);
+    void startBondNic(const plan::Server& srv, const plan::Nic& nic);
+    const plan::Request& r() const { return plan_.request; }
     bool converged() const;
 
     std::string name_;
@@ -69,6 +73,11 @@ class PlanLab {
     plan::Plan plan_;
     LabBinaries bins_;
 };
+
+// A NIC's emulated bond, as the lab builds it from the plan (bond attachment).
+struct BondNic;
+BondNic bondNicFor(const std::string& labName, const plan::Plan& p, const plan::Server& srv,
+                   const plan::Nic& nic);
 
 // Shell command run inside a lab node's namespace; returns its output (and rc).
 struct NodeResult {
@@ -95,6 +104,12 @@ void startService(const std::string& labName, const LabBinaries& bins, const std
 // Returns false when it was not running.
 bool stopService(const std::string& labName, const std::string& node, Service s, int signal);
 std::vector<pid_t> servicePids(const std::string& labName, const std::string& node, Service s);
+
+// Miscables on purpose: the cables of two NIC ports (NODE:PORT each) change places, as
+// two fibres swapped at a patch panel; swapping them again puts them back. The NICs then
+// announce themselves, as on link up.
+void swapNicCables(const std::string& labName, const LabBinaries& bins, const std::string& a,
+                   const std::string& b);
 
 // How a switch's FRR goes down and comes back (`twinrail-lab restart-frr`):
 //   Kill     zebra and bgpd die by SIGKILL (a crash) and come back with the same config,

@@ -23,7 +23,11 @@ std::string frrConfig(const Plan& plan, const Switch& sw);
 // SONiC config_db.json shape: DEVICE_METADATA, LOOPBACK_INTERFACE, PORT, INTERFACE, and
 // the HOSTROUTED/HOSTROUTED_INTERFACE and PATHQD/PATHQD_PORT tables the daemons read.
 nlohmann::json configDb(const Plan& plan, const Switch& sw);
-// For request.hostBgp: the server NIC's receive-only BGP speaker (the lab's servers).
+// Where twinrail verify finds each switch's STATE_DB: {"switches": {name: {"redis":
+// {"host", "port"}}}}. The planner fills in each switch's loopback and port 6379; an
+// operator points them at the switches' management addresses (the lab writes its own).
+nlohmann::json inventoryJson(const Plan& plan);
+// In the routed attachment: the server NIC's receive-only BGP speaker (the lab's servers).
 std::string hostFrrConfig(const Plan& plan, const Server& server, const Nic& nic);
 
 }  // namespace twinrail::plan

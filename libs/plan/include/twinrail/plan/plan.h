@@ -73,7 +73,7 @@ struct RailSubnet {
 struct Plan {
     Request request;
     Sizing sizing;
-    uint32_t hostAsn = 0;  // servers' ASN when request.hostBgp
+    uint32_t hostAsn = 0;  // servers' ASN in the routed attachment, else 0
     std::vector<Switch> switches;
     std::vector<Server> servers;
     std::vector<RailSubnet> subnets;

@@ -29,6 +29,17 @@ struct SwitchModel {
 const std::vector<SwitchModel>& switchCatalog();
 std::optional<SwitchModel> findModel(const std::string& name);
 
+// How a NIC's ports attach to its leaves (one leaf per plane, no link between them):
+//   Bond    the seed's 3.1.1: the NIC bonds its ports (one MAC, one IP, balance-xor
+//           layer3+4) and sends every ARP on both; each leaf proxies ARP and turns the
+//           host into a /32 in its plane; the host runs no routing protocol.
+//   Routed  the NIC's ports are separate routed links; the host learns both planes'
+//           routes over receive-only BGP and routes over both (was --host-bgp).
+//   EvpnMh  the seed's 3.1.2: the two leaves share an Ethernet segment over EVPN.
+enum class Attach { Bond, Routed, EvpnMh };
+const char* attachName(Attach a);  // "bond", "routed", "evpn-mh"
+std::optional<Attach> parseAttach(const std::string& name);
+
 struct Request {
     int gpus = 0;
     int gpusPerServer = 8;  // = rails
@@ -40,8 +51,11 @@ struct Request {
     int oversubscription = 1;  // leaf downlink:uplink capacity = N:1
     int uplinkSpeedGbps = 0;   // 0: the NIC speed if a port breaks out to it, else the port speed
     int spinesPerPlane = 0;    // 0: the fewest that hold the leaves
-    bool hostBgp =
-        false;  // servers peer with their leaves (receive-only) to route over both planes
+    Attach attach = Attach::Bond;
+    // The MAC of every rail gateway (every host port of every leaf, both planes) in the
+    // modes where a host sees its two leaves as one gateway (bond, evpn-mh).
+    std::string gatewayMac = "00:00:5e:00:01:01";
+    bool hostBgp() const { return attach == Attach::Routed; }
     bool operator==(const Request&) const = default;
 };
 

@@ -1,0 +1,153 @@
+#include "twinrail/lab/bond_nic.h"
+
+#include <arpa/inet.h>
+#include <linux/if.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "twinrail/lab/shell.h"
+
+namespace twinrail::lab {
+namespace {
+
+constexpr int kHashPref = 10;     // the BPF hash: odd flows
+constexpr int kDefaultPref = 20;  // everything else
+std::atomic<bool> stopAgent{false};
+
+std::string egressFilter(const BondNic& n, int pref, const std::string& match,
+                         const std::string& target) {
+    std::string action =
+        target.empty() ? "action drop" : "action mirred egress redirect dev " + target;
+    return "tc filter replace dev " + n.bond + " egress pref " + std::to_string(pref) +
+           " handle 1 protocol all " + match + " " + action;
+}
+
+bool hasCarrier(const std::string& port) {
+    std::ifstream up("/sys/class/net/" + port + "/operstate");
+    std::string state;
+    up >> state;
+    return state == "up";
+}
+
+}  // namespace
+
+void writeBondHashObject(const std::string& path) {
+    auto bytes = bondHashObject();
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::string macForAddress(const std::string& dotted) {
+    in_addr a{};
+    if (inet_pton(AF_INET, dotted.c_str(), &a) != 1)
+        throw std::invalid_argument("not an IPv4 address: " + dotted);
+    auto* b = reinterpret_cast<const unsigned char*>(&a.s_addr);
+    char buf[18];
+    std::snprintf(buf, sizeof(buf), "02:00:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3]);
+    return buf;
+}
+
+std::string bondSetupCommands(const BondNic& n) {
+    if (n.ports.size() != 2) throw std::invalid_argument("a lab bond has exactly two ports");
+    const std::string& p1 = n.ports[0];
+    const std::string& p2 = n.ports[1];
+    std::string c = "set -e; ip link add " + n.bond + " type veth peer name bondpeer";
+    // One MAC for the bond and its ports, as a bond gives its slaves. IPv6 stays off: the
+    // plan is IPv4, and link-local chatter would only add noise to the leaves' tables.
+    for (const auto& d : {n.bond, std::string("bondpeer"), p1, p2}) {
+        c += "; sysctl -qw net.ipv6.conf." + d + ".disable_ipv6=1";
+        if (d != "bondpeer") c += "; ip link set " + d + " address " + n.mac;
+    }
+    c += "; ip link set bondpeer up; ip link set " + n.bond + " up";
+    c += "; ip addr add " + n.address + " dev " + n.bond;
+    if (!n.aggregate.empty())
+        c += "; ip route replace " + n.aggregate + " via " + n.gateway + " dev " + n.bond;
+    // Receive: a port's frames enter the bond.
+    for (const auto& p : {p1, p2}) {
+        c += "; tc qdisc replace dev " + p + " clsact; tc filter replace dev " + p +
+             " ingress pref 1 protocol all u32 match u32 0 0 action mirred ingress redirect dev " +
+             n.bond;
+    }
+    // Transmit: dual-send ARP first, then the flow hash (bondTransmitCommands).
+    c += "; tc qdisc replace dev " + n.bond + " clsact";
+    c += "; tc filter add dev " + n.bond +
+         " egress pref 1 protocol arp u32 match u32 0 0 action mirred egress mirror dev " + p1 +
+         " action mirred egress redirect dev " + p2;
+    c += "; " + egressFilter(n, kHashPref, "bpf obj " + n.bpfObject + " sec classifier", p2);
+    c += "; " + egressFilter(n, kDefaultPref, "bpf obj " + n.bpfObject + " sec all", p1);
+    return c;
+}
+
+std::string bondRewireCommands(const BondNic& n) {
+    const std::string& p1 = n.ports[0];
+    const std::string& p2 = n.ports[1];
+    std::string c =
+        "ip link set " + p1 + " address " + n.mac + "; ip link set " + p2 + " address " + n.mac;
+    for (const auto& p : {p1, p2}) {
+        c += "; tc qdisc replace dev " + p + " clsact; tc filter replace dev " + p +
+             " ingress pref 1 protocol all u32 match u32 0 0 action mirred ingress redirect dev " +
+             n.bond;
+    }
+    // The ARP filter is u32 (not replaceable by handle, see egressFilter): deleted, added.
+    c += "; tc filter del dev " + n.bond + " egress pref 1; tc filter add dev " + n.bond +
+         " egress pref 1 protocol arp u32 match u32 0 0 action mirred egress mirror dev " + p1 +
+         " action mirred egress redirect dev " + p2;
+    return c + "; " + bondTransmitCommands(n, true, true);
+}
+
+std::string bondTransmitCommands(const BondNic& n, bool firstUp, bool secondUp) {
+    const std::string& p1 = n.ports[0];
+    const std::string& p2 = n.ports[1];
+    std::string odd = secondUp ? p2 : firstUp ? p1 : "";
+    std::string rest = firstUp ? p1 : secondUp ? p2 : "";
+    // The BPF filter keeps its program and only changes where matches go.
+    return egressFilter(n, kHashPref, "bpf obj " + n.bpfObject + " sec classifier", odd) + "; " +
+           egressFilter(n, kDefaultPref, "bpf obj " + n.bpfObject + " sec all", rest);
+}
+
+int runBondAgent(const BondNic& n) {
+    signal(SIGTERM, [](int) { stopAgent = true; });
+    int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    sockaddr_nl sa{};
+    sa.nl_family = AF_NETLINK;
+    sa.nl_groups = RTMGRP_LINK;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+        std::cerr << "bond-agent: netlink: " << std::strerror(errno) << "\n";
+        return 71;
+    }
+    bool up1 = hasCarrier(n.ports[0]), up2 = hasCarrier(n.ports[1]);
+    sh("true; " + bondTransmitCommands(n, up1, up2));
+    std::array<char, 16384> buf{};
+    while (!stopAgent) {
+        pollfd p{fd, POLLIN, 0};
+        // Also look every second: a lost netlink message must not leave a dead port used.
+        if (::poll(&p, 1, 1000) > 0) (void)::recv(fd, buf.data(), buf.size(), 0);
+        if (access(("/sys/class/net/" + n.bond).c_str(), F_OK) != 0) break;  // bond gone
+        bool now1 = hasCarrier(n.ports[0]), now2 = hasCarrier(n.ports[1]);
+        if (now1 == up1 && now2 == up2) continue;
+        up1 = now1;
+        up2 = now2;
+        auto r = sh(bondTransmitCommands(n, up1, up2));
+        std::cout << "carrier " << n.ports[0] << (up1 ? " up" : " down") << ", " << n.ports[1]
+                  << (up2 ? " up" : " down") << (r.rc == 0 ? "" : ": tc failed: " + r.err)
+                  << std::endl;
+    }
+    ::close(fd);
+    return 0;
+}
+
+}  // namespace twinrail::lab

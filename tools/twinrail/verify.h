@@ -1,0 +1,38 @@
+// twinrail verify: the fabric-wide dual-homing and cabling audit. A NIC that reaches its
+// peers through one plane only keeps training running at half its bandwidth, and neither
+// SONiC nor FRR says so. From the plan and every switch's STATE_DB:
+//   * every NIC port: learned on the planned leaf and port ("ok"), on another port of
+//     that leaf or on another leaf ("miscabled", naming where), or nowhere ("missing");
+//     a NIC learned in one plane only is "single-plane";
+//   * every fabric link: its BGP session up on the planned ports, with the planned switch
+//     (by router id) at the other end.
+// Pure: the rows in, verdicts out (verify.cpp); main.cpp reads Redis.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "show_views.h"
+#include "twinrail/plan/plan.h"
+
+namespace twinrail::cli {
+
+struct SwitchState {
+    bool reachable = false;
+    std::string error;                      // why not, when not
+    std::map<std::string, Fields> hosts;    // HOST_ROUTE_TABLE: ip -> fields
+    std::map<std::string, Fields> foreign;  // HOST_FOREIGN_TABLE: ip -> fields
+    std::map<std::string, Fields> peers;    // BGP_PEER_STATE_TABLE: port -> fields
+};
+
+struct VerifyReport {
+    View nicPorts;
+    View links;
+    bool healthy = true;
+    nlohmann::json json;  // {"healthy", "nic_ports": [...], "links": [...], "unreachable": [...]}
+};
+
+VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, SwitchState>& state);
+
+}  // namespace twinrail::cli
