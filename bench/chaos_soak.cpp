@@ -111,9 +111,10 @@ std::vector<std::string> checkQuiet(Soak& s) {
                 state.insert(key.substr(key.find('|') + 1));
         }
         if (table != state) bad.push_back(leaf + ": STATE_DB installed hosts differ from table 10");
-        for (const auto& h : table)
+        for (const auto& h : table) {
             if (planned.count(h) == 0)
                 bad.push_back(leaf + ": host route " + h + " outside the plan");
+        }
     }
     for (const auto& sw : s.plan.switches) {
         for (const auto& p : sw.ports) {
@@ -129,13 +130,15 @@ std::vector<std::string> checkQuiet(Soak& s) {
             std::string name;
             if (std::getline(comm, name)) ++procs[name];
         }
-        for (const auto& [name, n] : procs)
+        for (const auto& [name, n] : procs) {
             if (n > 1 && name != "vtysh")
                 bad.push_back(sw.name + ": " + std::to_string(n) + " " + name);
+        }
     }
-    for (const auto& spine : s.spines)
+    for (const auto& spine : s.spines) {
         if (pathqdRouteMaps(spine) != s.routeMaps[spine])
             bad.push_back(spine + ": pathqd route-maps changed");
+    }
     return bad;
 }
 
@@ -154,10 +157,12 @@ std::function<void()> inject(Soak& s, Fault& f) {
     } else if (f.kind == "leaf-spine-link") {
         std::string leaf = s.pick(s.leaves);
         std::vector<std::string> up;
-        for (const auto& sw : s.plan.switches)
-            if (sw.name == leaf)
+        for (const auto& sw : s.plan.switches) {
+            if (sw.name == leaf) {
                 for (const auto& p : sw.ports)
                     if (p.role == plan::PortRole::Uplink) up.push_back(p.name);
+            }
+        }
         f.target = leaf + ":" + s.pick(up);
     }
     if (f.kind == "nic-port" || f.kind == "leaf" || f.kind == "spine" ||
@@ -202,9 +207,10 @@ json windows(Soak& s, const std::map<std::string, std::string>& logs, double t0,
             if (i > 1 && i + 1 < replies.size()) longestGap = std::max(longestGap, gap);
             if (gap <= 1.0) continue;
             std::string during = "none";
-            for (const auto& f : s.faults)
+            for (const auto& f : s.faults) {
                 if (replies[i - 1] < f.healthyAfter + 1 && replies[i] > f.start - 1)
                     during = f.kind + " " + f.target;
+            }
             out.push_back({{"pair", pair},
                            {"from", replies[i - 1]},
                            {"seconds", gap},
@@ -217,14 +223,14 @@ json windows(Soak& s, const std::map<std::string, std::string>& logs, double t0,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int benchMain(int argc, char** argv) {
     if (argc < 5) {
         std::cerr << "usage: chaos_soak TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [SECONDS] [SEED]\n";
         return 64;
     }
     int seconds = argc > 5 ? std::stoi(argv[5]) : 900;
     unsigned seed = argc > 6 ? static_cast<unsigned>(std::stoul(argv[6])) : 20261201u;
-    Soak s{std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest())),
+    Soak s{std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest(plan::Attach::Routed))),
            lab::LabBinaries{argv[2], argv[3], argv[1], "twinrail"},
            std::mt19937(seed),
            {},
@@ -245,9 +251,9 @@ int main(int argc, char** argv) {
     lab::sh("rm -rf " + dir + " && mkdir -p " + dir);
     std::vector<std::unique_ptr<lab::ChildProcess>> pingers;
     std::map<std::string, std::string> logs;
-    for (const auto& a : s.plan.servers)
-        for (const auto& an : a.nics)
-            for (const auto& b : s.plan.servers)
+    for (const auto& a : s.plan.servers) {
+        for (const auto& an : a.nics) {
+            for (const auto& b : s.plan.servers) {
                 for (const auto& bn : b.nics) {
                     if (&an == &bn) continue;
                     std::string pair =
@@ -260,6 +266,9 @@ int main(int argc, char** argv) {
                             "-D", "-n", "-i", "0.2", "-I", an.address, bn.address},
                         logs[pair]));
                 }
+            }
+        }
+    }
     double t0 = now();
     double end = t0 + seconds;
     while (now() < end) {
@@ -279,11 +288,12 @@ int main(int argc, char** argv) {
         }
         f.healed = now();
         if (lab::waitUntil([] { return lab::labStatus(kLab).value("healthy", false); },
-                           kHealthyWithin, 500ms))
+                           kHealthyWithin, 500ms)) {
             f.healthyAfter = now();
-        else
+        } else {
             f.breaches.push_back("not healthy " + std::to_string(kHealthyWithin.count()) +
                                  " s after healing");
+        }
         std::this_thread::sleep_for(kQuiet);
         for (auto& b : checkQuiet(s)) f.breaches.push_back(b);
         std::cout << f.kind << " " << f.target << ": healthy " << (f.healthyAfter - f.healed)
@@ -337,4 +347,15 @@ int main(int argc, char** argv) {
     std::cout << s.faults.size() << " faults in " << (t1 - t0) << " s, longest window " << longest
               << " s, " << breaches << " breaches -> " << argv[4] << "\n";
     return breaches == 0 ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return benchMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "chaos_soak: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << "chaos_soak: unknown exception\n";
+    }
+    return 70;
 }

@@ -7,6 +7,7 @@
 // usage: frr_restart_bench TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [TRIALS]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -33,19 +34,21 @@ bool routed(const std::string& node, const std::string& prefix, const char* must
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return -1;
     std::sort(v.begin(), v.end());
-    return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5)];
+    return v[static_cast<size_t>(std::lround(p * static_cast<double>(v.size() - 1)))];
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int benchMain(int argc, char** argv) {
     if (argc < 5) {
         std::cerr << "usage: frr_restart_bench TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [TRIALS]\n";
         return 64;
     }
     int trials = argc > 5 ? std::stoi(argv[5]) : 5;
     lab::LabBinaries bins{argv[2], argv[3], argv[1], "twinrail"};
-    lab::PlanLab lab(kLab, std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest())), bins);
+    lab::PlanLab lab(
+        kLab, std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest(plan::Attach::Routed))),
+        bins);
     lab.up();
     json out{{"trials", trials}, {"modes", json::object()}};
     for (auto [name, how] :
@@ -85,4 +88,15 @@ int main(int argc, char** argv) {
     std::ofstream(argv[4]) << out.dump(2) << "\n";
     std::cout << out.dump(2) << "\n";
     return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return benchMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "frr_restart_bench: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << "frr_restart_bench: unknown exception\n";
+    }
+    return 70;
 }

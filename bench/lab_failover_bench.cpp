@@ -59,7 +59,7 @@ void record(Series& s, const json& reports) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int benchMain(int argc, char** argv) {
     if (argc < 5) {
         std::cerr << "usage: lab_failover_bench <twinrail-lab> <hostrouted> <pathqd> <out.json> "
                      "[trials]\n";
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     const std::string out = argv[4];
     const int trials = argc > 5 ? std::stoi(argv[5]) : 5;
     const std::string name = "b" + std::to_string(getpid() % 100000);
-    auto built = twinrail::plan::buildPlan(lab::defaultLabRequest());
+    auto built = twinrail::plan::buildPlan(lab::defaultLabRequest(twinrail::plan::Attach::Routed));
     lab::PlanLab l(name, std::get<twinrail::plan::Plan>(built), bins);
     const std::vector<lab::FlowPair> pairs{
         {"srv1-nic2", "srv1-nic1"}, {"srv1-nic1", "srv1-nic2"}, {"srv2-nic1", "srv1-nic1"}};
@@ -117,4 +117,15 @@ int main(int argc, char** argv) {
     std::ofstream(out) << result.dump(2) << "\n";
     std::cout << result.dump(2) << "\n";
     return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return benchMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "lab_failover_bench: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << "lab_failover_bench: unknown exception\n";
+    }
+    return 70;
 }

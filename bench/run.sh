@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the benchmarks on the namespace fabrics and writes bench/results/*.json (root).
-# usage: bench/run.sh [hostrouted|pathqd|sonic|lab|frr-restart|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
+# usage: bench/run.sh [hostrouted|pathqd|sonic|lab|frr-restart|matrix|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
 #   soak (not in all: 15 min or more): bench/run.sh soak [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,11 @@ if [ "$what" = all ] || [ "$what" = frr-restart ]; then
   build/bench/frr_restart_bench "$PWD/build/tools/twinrail-lab/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/frr_restart.json 5
+fi
+if [ "$what" = all ] || [ "$what" = matrix ]; then
+  build/bench/failure_matrix "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+    "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
+    bench/results/failure_matrix.json bond,routed,bond+steer "$PWD/build/daemons/planesteer/planesteer"
 fi
 if [ "$what" = soak ]; then
   build/bench/chaos_soak "$PWD/build/tools/twinrail-lab/twinrail-lab" \

@@ -33,14 +33,15 @@ for f in /usr/sbin/hostrouted /usr/sbin/pathqd /usr/bin/twinrail /usr/bin/twinra
          /etc/twinrail/hostrouted.json /etc/twinrail/pathqd.json /usr/lib/sysusers.d/twinrail.conf \
          /usr/share/man/man1/twinrail.1.gz /usr/share/man/man1/twinrail-plan.1.gz \
          /usr/share/man/man8/twinrail-lab.8.gz /usr/share/man/man8/hostrouted.8.gz \
-         /usr/share/man/man8/pathqd.8.gz; do
+         /usr/share/man/man8/pathqd.8.gz /usr/sbin/planesteer /lib/systemd/system/planesteer.service \
+         /etc/default/planesteer /etc/twinrail/planesteer.json /usr/share/man/man8/planesteer.8.gz; do
   if grep -qx "$f" "$work/contents"; then echo "  ok $f"; else echo "  MISSING $f"; fail=1; fi
 done
 echo "== lintian"
 if ! lintian --fail-on error --suppress-tags-from-file /dev/null "$deb"; then fail=1; fi
 echo "== systemd units"
 dpkg-deb -x "$deb" "$work/root"
-for unit in hostrouted pathqd; do
+for unit in hostrouted pathqd planesteer; do
   file="$work/root/lib/systemd/system/$unit.service"
   # verify checks ExecStart= against the running system: point it at the extracted binary.
   mkdir -p "$work/units"
@@ -60,7 +61,7 @@ if [ "$install_test" = yes ]; then
   echo "== install, check, purge"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$PWD/build/deb/$(basename "$deb")" >/dev/null
   getent passwd twinrail >/dev/null && echo "  user twinrail: ok" || { echo "  user twinrail: MISSING"; fail=1; }
-  for unit in hostrouted pathqd; do
+  for unit in hostrouted pathqd planesteer; do
     if [ -L "/etc/systemd/system/multi-user.target.wants/$unit.service" ]; then
       echo "  $unit enabled: ok"
     else
@@ -68,9 +69,10 @@ if [ "$install_test" = yes ]; then
     fi
     if pgrep -x "$unit" >/dev/null; then echo "  $unit started before being configured"; fail=1; fi
   done
-  systemd-analyze verify /lib/systemd/system/hostrouted.service /lib/systemd/system/pathqd.service ||
+  systemd-analyze verify /lib/systemd/system/hostrouted.service /lib/systemd/system/pathqd.service \
+    /lib/systemd/system/planesteer.service || fail=1
+  man -w hostrouted >/dev/null && man -w planesteer >/dev/null && man -w twinrail >/dev/null ||
     fail=1
-  man -w hostrouted >/dev/null && man -w twinrail >/dev/null || fail=1
   DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq twinrail >/dev/null
   [ ! -e /usr/sbin/hostrouted ] && [ ! -e /etc/default/hostrouted ] && echo "  purged: ok" ||
     { echo "  purge left files"; fail=1; }

@@ -43,8 +43,7 @@ void attachNdFilter(int fd) {
         throw std::system_error(errno, std::generic_category(), "attach ND filter");
 }
 
-uint16_t icmp6Checksum(const uint8_t* src, const uint8_t* dst, const uint8_t* icmp,
-                       size_t len) {
+uint16_t icmp6Checksum(const uint8_t* src, const uint8_t* dst, const uint8_t* icmp, size_t len) {
     uint32_t sum = 0;
     auto add = [&sum](const uint8_t* p, size_t n) {
         for (size_t i = 0; i + 1 < n; i += 2) sum += static_cast<uint32_t>(p[i] << 8 | p[i + 1]);
@@ -61,20 +60,6 @@ uint16_t icmp6Checksum(const uint8_t* src, const uint8_t* dst, const uint8_t* ic
 
 }  // namespace
 
-std::array<uint8_t, 28> buildArpRequest(const MacAddr& ourMac, const IpAddr& ourIp,
-                                        const IpAddr& target) {
-    std::array<uint8_t, 28> p{};
-    p[1] = 1;            // htype Ethernet
-    p[2] = 0x08;         // ptype IPv4
-    p[4] = 6;            // hlen
-    p[5] = 4;            // plen
-    p[7] = 1;            // op request
-    std::memcpy(&p[8], ourMac.data(), 6);
-    std::memcpy(&p[14], ourIp.data(), 4);
-    std::memcpy(&p[24], target.data(), 4);
-    return p;
-}
-
 IpAddr solicitedNodeMulticast(const IpAddr& target) {
     uint8_t b[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0, 0, 0};
     std::memcpy(&b[13], target.data() + 13, 3);
@@ -87,7 +72,7 @@ std::array<uint8_t, 72> buildNeighborSolicitation(const MacAddr& ourMac, const I
     p[0] = 0x60;  // version 6
     p[5] = 32;    // payload: NS (24) + source link-layer option (8)
     p[6] = kIcmp6;
-    p[7] = 255;   // hop limit: receivers drop ND with anything else
+    p[7] = 255;  // hop limit: receivers drop ND with anything else
     std::memcpy(&p[8], ourIp.data(), 16);
     std::memcpy(&p[24], dst.data(), 16);
     uint8_t* icmp = &p[kIp6Header];
@@ -103,13 +88,10 @@ std::array<uint8_t, 72> buildNeighborSolicitation(const MacAddr& ourMac, const I
 }
 
 std::optional<IpAddr> arpSender(const uint8_t* pkt, size_t len) {
-    if (len < 28) return std::nullopt;
-    if (pkt[0] != 0 || pkt[1] != 1 || pkt[2] != 0x08 || pkt[3] != 0 || pkt[4] != 6 ||
-        pkt[5] != 4)
-        return std::nullopt;
-    IpAddr sender = IpAddr::v4(&pkt[14]);
-    if (sender.isUnspecified()) return std::nullopt;  // ARP probe during DAD: not yet a host
-    return sender;
+    auto m = netlink::parseArp(pkt, len);
+    // An unspecified sender is an ARP probe during DAD: not yet a host.
+    if (!m || m->sender.isUnspecified()) return std::nullopt;
+    return m->sender;
 }
 
 std::optional<IpAddr> ndSender(const uint8_t* pkt, size_t len) {
@@ -196,8 +178,11 @@ void Prober::readArp() {
         if (n < 0) return;
         if (from.sll_pkttype == PACKET_OUTGOING) continue;  // our own probes
         ++stats_.received;
-        if (auto ip = arpSender(buf_.data(), static_cast<size_t>(n))) onSeen_(from.sll_ifindex, *ip);
-        else ++stats_.malformed;
+        if (auto ip = arpSender(buf_.data(), static_cast<size_t>(n))) {
+            onSeen_(from.sll_ifindex, *ip);
+        } else {
+            ++stats_.malformed;
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "twinrail/common/ip.h"
+#include "twinrail/netlink/arp.h"
 
 namespace twinrail::hostrouted {
 
@@ -32,7 +33,7 @@ struct ProberStats {
 };
 
 class Prober {
-public:
+  public:
     using SeenHandler = std::function<void(int ifindex, const IpAddr& ip)>;
     // onBatchEnd runs once after each read burst, so the owner flushes once, not per packet.
     Prober(boost::asio::io_context& io, SeenHandler onSeen, std::function<void()> onBatchEnd);
@@ -40,7 +41,7 @@ public:
     bool probe(const ProbeTarget& t);
     const ProberStats& stats() const { return stats_; }
 
-private:
+  private:
     void armArp();
     void armNd();
     void readArp();
@@ -54,9 +55,8 @@ private:
     std::array<uint8_t, 2048> buf_{};
 };
 
-// Packet builders and parsers, exposed for unit tests.
-std::array<uint8_t, 28> buildArpRequest(const MacAddr& ourMac, const IpAddr& ourIp,
-                                        const IpAddr& target);
+// Packet builders and parsers, exposed for unit tests (ARP's are libs/netlink's).
+using netlink::buildArpRequest;
 std::array<uint8_t, 72> buildNeighborSolicitation(const MacAddr& ourMac, const IpAddr& ourIp,
                                                   const IpAddr& target, const IpAddr& dst);
 std::optional<IpAddr> arpSender(const uint8_t* pkt, size_t len);

@@ -110,7 +110,7 @@ TEST_F(LabFaults, FrrRestartOnALeafBringsItsHostsBackByThemselves) {
         // through each plane again.
         std::string failed;
         bool all = lab::waitUntil(
-            [&] { return (failed = pingAllPlanes(name_, lab_->plan())).empty(); }, 60s, 1s);
+            [&] { return (failed = pingEveryPlane(name_, lab_->plan())).empty(); }, 60s, 1s);
         std::cout << "[figure] " << c.name << ": all-to-all through both planes after "
                   << secondsSince(t0) << " s\n";
         EXPECT_TRUE(all) << c.name << ":\n" << failed;
@@ -138,7 +138,7 @@ TEST_F(LabFaults, FrrRestartOnASpineGetsPathqdRouteMapsBack) {
         EXPECT_TRUE(ok);
     }
     EXPECT_TRUE(
-        lab::waitUntil([this] { return pingAllPlanes(name_, lab_->plan()).empty(); }, 30s, 1s));
+        lab::waitUntil([this] { return pingEveryPlane(name_, lab_->plan()).empty(); }, 30s, 1s));
 }
 
 // Redis is a side channel: with a switch's Redis gone for a minute, traffic flows, a NIC

@@ -66,4 +66,48 @@ inline std::string pingAllPlanes(const std::string& name, const twinrail::plan::
     return failures;
 }
 
+// Every NIC pings every other NIC with both directions pinned to one plane (a tc filter
+// on each bond0 sending the pair's packets out that plane's port), for each plane: the
+// data path of every plane, not just the routes. Returns the failures.
+inline std::string pingEachPlane(const std::string& name, const twinrail::plan::Plan& p) {
+    std::string failures;
+    auto pin = [&name](const std::string& node, const std::string& dst, const std::string& port) {
+        return lab::inNode(name, node,
+                           "tc filter add dev bond0 egress pref 5 protocol ip u32 match ip dst " +
+                               dst + "/32 action mirred egress redirect dev " + port)
+            .rc;
+    };
+    auto unpin = [&name](const std::string& node) {
+        lab::inNode(name, node, "tc filter del dev bond0 egress pref 5");
+    };
+    for (const auto& a : p.servers) {
+        for (const auto& an : a.nics) {
+            for (const auto& b : p.servers) {
+                for (const auto& bn : b.nics) {
+                    if (&an == &bn) continue;
+                    auto na = lab::PlanLab::nicNode(a, an), nb = lab::PlanLab::nicNode(b, bn);
+                    for (size_t k = 0; k < an.ports.size(); ++k) {
+                        pin(na, bn.address, an.ports[k].name);
+                        pin(nb, an.address, bn.ports[k].name);
+                        auto r = lab::inNode(name, na, "ping -c2 -i0.2 -W1 " + bn.address);
+                        if (r.rc != 0)
+                            failures += na + "->" + nb + " via " + an.ports[k].name + "\n";
+                        unpin(na);
+                        unpin(nb);
+                    }
+                }
+            }
+        }
+    }
+    return failures;
+}
+
+// All-to-all through each plane, as the plan's attachment allows it: bonded hosts route
+// only their rail's prefix (no leaf loopback is reachable from them), so a bond plan is
+// checked NIC to NIC pinned to each plane, a routed plan also from every leaf loopback.
+inline std::string pingEveryPlane(const std::string& name, const twinrail::plan::Plan& p) {
+    return p.request.attach == twinrail::plan::Attach::Bond ? pingEachPlane(name, p)
+                                                            : pingAllPlanes(name, p);
+}
+
 }  // namespace twinrail::it

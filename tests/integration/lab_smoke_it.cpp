@@ -29,6 +29,7 @@ using twinrail::it::binaries;
 using twinrail::it::labName;
 using twinrail::it::leftovers;
 using twinrail::it::pingAllPlanes;
+using twinrail::it::pingEachPlane;
 
 class LabSmoke : public ::testing::Test {
   protected:
@@ -115,42 +116,6 @@ TEST_F(LabSmoke, RoutedUpReachFailALeafRestoreDown) {
 
 namespace {
 
-// Every NIC pings every other NIC with both directions pinned to one plane (a tc filter
-// on each bond0 sending the pair's packets out that plane's port), for each plane: the
-// data path of every plane, not just the routes. Returns the failures.
-std::string pingEachPlane(const std::string& name, const twinrail::plan::Plan& p) {
-    std::string failures;
-    auto pin = [&name](const std::string& node, const std::string& dst, const std::string& port) {
-        return lab::inNode(name, node,
-                           "tc filter add dev bond0 egress pref 5 protocol ip u32 match ip dst " +
-                               dst + "/32 action mirred egress redirect dev " + port)
-            .rc;
-    };
-    auto unpin = [&name](const std::string& node) {
-        lab::inNode(name, node, "tc filter del dev bond0 egress pref 5");
-    };
-    for (const auto& a : p.servers) {
-        for (const auto& an : a.nics) {
-            for (const auto& b : p.servers) {
-                for (const auto& bn : b.nics) {
-                    if (&an == &bn) continue;
-                    auto na = lab::PlanLab::nicNode(a, an), nb = lab::PlanLab::nicNode(b, bn);
-                    for (size_t k = 0; k < an.ports.size(); ++k) {
-                        pin(na, bn.address, an.ports[k].name);
-                        pin(nb, an.address, bn.ports[k].name);
-                        auto r = lab::inNode(name, na, "ping -c2 -i0.2 -W1 " + bn.address);
-                        if (r.rc != 0)
-                            failures += na + "->" + nb + " via " + an.ports[k].name + "\n";
-                        unpin(na);
-                        unpin(nb);
-                    }
-                }
-            }
-        }
-    }
-    return failures;
-}
-
 std::set<std::string> table10(const std::string& name, const std::string& leaf) {
     std::set<std::string> out;
     std::istringstream in(lab::inNode(name, leaf, "ip route show table 10").out);
@@ -229,6 +194,22 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
     EXPECT_TRUE(lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 30s,
                                500ms));
 
+    // The gap, closed: with planesteer on the NICs, a remote sender's flows into the plane
+    // that lost the host come back (pinned to the other plane) instead of dying there.
+    for (const auto& srv : plan.servers) {
+        for (const auto& nic : srv.nics)
+            lab::startPlaneSteer(name_, lab::PlanLab::nicNode(srv, nic), PLANESTEER_BIN);
+    }
+    auto steered = lab::measureDuring(
+        name_, binaries(), {{"srv2-nic1", "srv1-nic1"}},
+        [this] { lab::failNode(name_, "srv1-nic1:port1"); }, 6);
+    std::cout << lab::describeMeasurement(steered);
+    ASSERT_FALSE(steered[0].contains("error")) << steered[0].dump();
+    EXPECT_EQ(steered[0]["flows_not_recovered"], 0) << "planesteer did not move the peer";
+    lab::restoreNode(name_, binaries(), "srv1-nic1:port1");
+    EXPECT_TRUE(lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 30s,
+                               500ms));
+
     // twinrail verify: healthy, then it names exactly the two ports of a swapped cable.
     auto verify = [this] {
         auto r = lab::sh(std::string(TWINRAIL_BIN) + " --json verify --lab " + name_);
@@ -244,12 +225,13 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
         [&verify, &wrong, &swapped] {
             auto [rc, j] = verify();
             wrong.clear();
-            for (const auto& p : j["nic_ports"])
+            for (const auto& p : j["nic_ports"]) {
                 if (p["status"] != "ok")
                     wrong.insert(p["server"].get<std::string>() + "-" +
                                  p["nic"].get<std::string>() + ":" + p["port"].get<std::string>() +
                                  " " + p["status"].get<std::string>() + " " +
                                  p["seen_on"].get<std::string>());
+            }
             return rc == 69 && wrong == swapped;  // until both hosts are learned again
         },
         20s, 1s));

@@ -28,13 +28,14 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [options]
 
-  up [--plan FILE] [--keep]
+  up [--plan FILE] [--keep] [--steer]
                        build the plan (default: 2 planes x 2 leaves x 2 spines, 2 servers
                        x 2 NICs) in namespaces; every switch runs FRR, its own Redis,
                        pathqd and (leaves) hostrouted; returns when every NIC reaches
                        every other NIC through both planes. Cleans up a previous lab
                        of the same name first. Plans come from twinrail-plan: NICs
                        attached as bonds (the default) or routed (--attach routed).
+                       --steer: planesteer on every bonded NIC (see planesteer(8)).
   status [--json]      processes, BGP sessions, host routes, NIC reachability per plane
   fail NODE[:PORT]     take a switch (all its ports) or one port down
   restore NODE[:PORT]  bring it back; NICs on it announce themselves again
@@ -52,11 +53,13 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
   measure --fail NODE[:PORT] [--from NIC --to NIC] [--seconds N] [--json]
                        UDP flows both ways while NODE fails: the interruption
   down                 remove everything of the lab: processes, namespaces, files
-  demo                 up, a short tour (host routes per plane, WCMP weights, STATE_DB,
-                       a leaf and a NIC port failing under traffic), down
+  demo [--plan FILE]   up (bonded NICs: with planesteer), a short tour (host routes per
+                       plane, WCMP weights, STATE_DB, a leaf and a NIC port failing
+                       under traffic), down
 
   --name NAME          1-6 of a-z0-9; several labs can run side by side        [lab]
-  --hostrouted PATH, --pathqd PATH   the daemons to run       [next to this tool, or PATH]
+  --hostrouted PATH, --pathqd PATH, --planesteer PATH
+                       the daemons to run                    [next to this tool, or PATH]
 
 Exit codes: 0 ok, 64 usage, 65 bad plan, 69 the lab is not healthy / the demo failed,
 70 an internal error, 77 not root.
@@ -74,7 +77,8 @@ struct Options {
     bool json = false;
     lab::FrrRestart frrRestart = lab::FrrRestart::Kill;
     bool killGiven = false;
-    bool keep = false;  // up: leave a lab that failed to come up, to look at it
+    bool keep = false;   // up: leave a lab that failed to come up, to look at it
+    bool steer = false;  // up: planesteer on every bonded NIC
     lab::LabBinaries bins;
 };
 
@@ -94,6 +98,7 @@ Options parse(int argc, char** argv) {
     o.bins.hostrouted = sibling(o.bins.self, "../../daemons/hostrouted", "hostrouted");
     o.bins.pathqd = sibling(o.bins.self, "../../daemons/pathqd", "pathqd");
     o.bins.twinrail = sibling(o.bins.self, "../twinrail", "twinrail");
+    o.bins.planesteer = sibling(o.bins.self, "../../daemons/planesteer", "planesteer");
     if (argc < 2) throw UsageError{"no command"};
     o.command = argv[1];
     for (int i = 2; i < argc; ++i) {
@@ -122,6 +127,10 @@ Options parse(int argc, char** argv) {
             o.json = true;
         } else if (a == "--keep") {
             o.keep = true;
+        } else if (a == "--steer") {
+            o.steer = true;
+        } else if (a == "--planesteer") {
+            o.bins.planesteer = value();
         } else if (a == "--kill" || a == "--clean" || a == "--service") {
             o.killGiven = a == "--kill";
             o.frrRestart = a == "--kill"    ? lab::FrrRestart::Kill
@@ -157,6 +166,12 @@ int up(const Options& o) {
     std::cout << plan::sizingReport(l.plan());
     std::cout << "building lab \"" << o.name << "\" ...\n" << std::flush;
     l.up(o.keep);
+    if (o.steer && l.plan().request.attach == plan::Attach::Bond) {
+        for (const auto& srv : l.plan().servers) {
+            for (const auto& nic : srv.nics)
+                lab::startPlaneSteer(o.name, lab::PlanLab::nicNode(srv, nic), o.bins.planesteer);
+        }
+    }
     auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "lab \"" << o.name
               << "\" is up: every NIC reaches every other NIC through both planes ("
@@ -188,11 +203,13 @@ int measure(const Options& o) {
     return exitcode::kOk;
 }
 
-int demo(const Options& o) {
+int demo(Options o) {
+    // The seed's mode with the gap closed where it can be: planesteer on every bonded NIC.
+    o.steer = true;
     up(o);
     bool ok = false;
     try {
-        ok = twinrail::labtool::runTour(o.name, o.bins);
+        ok = twinrail::labtool::runTour(o.name, o.bins, planFor(o));
     } catch (const std::exception& e) {
         std::cerr << "twinrail-lab: demo: " << e.what() << "\n";
     }

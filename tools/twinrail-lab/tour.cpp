@@ -7,11 +7,13 @@
 #include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/measure.h"
 #include "twinrail/lab/shell.h"
+#include "twinrail/plan/plan.h"
 
 namespace twinrail::labtool {
 namespace {
 
 using namespace std::chrono_literals;
+namespace plan = twinrail::plan;
 
 void step(const std::string& title) {
     std::cout << "\n\033[1m== " << title << "\033[0m\n";
@@ -37,27 +39,38 @@ std::map<std::string, int> weights(const std::string& lab, const std::string& no
     return lab::parseRouteWeights(lab::inNode(lab, node, "ip route show " + prefix).out);
 }
 
+// `gap`: a pair the attachment is known not to carry through this failure (printed, not
+// counted: the failure matrix and the README's "what to choose" say why).
 bool failureUnderTraffic(const std::string& lab, const lab::LabBinaries& bins,
-                         const std::string& target, const std::vector<lab::FlowPair>& pairs) {
-    std::cout
-        << "16 UDP flows per pair (ECMP spreads them over both planes), a packet every 2 ms;\n"
-        << target << " fails 2 s in:\n";
+                         const std::string& target, const std::vector<lab::FlowPair>& pairs,
+                         const std::string& gap = "") {
+    std::cout << "16 UDP flows per pair (hashed over both planes), a packet every 2 ms;\n"
+              << target << " fails 2 s in:\n";
     auto failed = lab::measureDuring(
         lab, bins, pairs, [&lab, &target] { lab::failNode(lab, target); }, 6);
     std::cout << lab::describeMeasurement(failed);
+    if (!gap.empty()) {
+        std::cout << "  (" << gap
+                  << ": the bond attachment's gap, expected; README \"What to choose\")\n";
+    }
     std::cout << "restoring " << target << " under the same traffic:\n";
     auto restored = lab::measureDuring(
         lab, bins, pairs, [&lab, &bins, &target] { lab::restoreNode(lab, bins, target); }, 6);
     std::cout << lab::describeMeasurement(restored);
     bool ok = true;
-    for (const auto* set : {&failed, &restored})
-        for (const auto& r : *set) ok = ok && !r.contains("error") && r["flows_not_recovered"] == 0;
+    for (const auto* set : {&failed, &restored}) {
+        for (const auto& r : *set) {
+            ok = ok && !r.contains("error") &&
+                 (r["flows_not_recovered"] == 0 || (set == &failed && r.value("pair", "") == gap));
+        }
+    }
     return ok;
 }
 
 }  // namespace
 
-bool runTour(const std::string& lab, const lab::LabBinaries& bins) {
+bool runTour(const std::string& lab, const lab::LabBinaries& bins, const plan::Plan& plan) {
+    const bool bond = plan.request.attach == plan::Attach::Bond;
     bool ok = true;
     step("The lab: every switch runs FRR, Redis, pathqd (and hostrouted on leaves)");
     auto status = lab::labStatus(lab);
@@ -72,8 +85,16 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins) {
     step("Each plane carries it to the other rail's leaf, over both of that plane's spines");
     run(lab, "p1-leaf2", "ip route show 10.128.0.2");
     run(lab, "p2-leaf2", "ip route show 10.128.0.2");
-    step("srv1-nic2 routes to it over both planes (port1 = plane 1, port2 = plane 2)");
-    run(lab, "srv1-nic2", "ip route show 10.128.0.2; ping -c2 -i0.2 -q 10.128.0.2 | tail -2");
+    if (bond) {
+        step(
+            "srv2-nic1 (same rail) has no routing protocol: one address on bond0, the gateway, "
+            "flows hashed over port1 (plane 1) and port2 (plane 2)");
+        run(lab, "srv2-nic1",
+            "ip -br addr show bond0; ip route; ping -c2 -i0.2 -q 10.128.0.2 | tail -2");
+    } else {
+        step("srv1-nic2 routes to it over both planes (port1 = plane 1, port2 = plane 2)");
+        run(lab, "srv1-nic2", "ip route show 10.128.0.2; ping -c2 -i0.2 -q 10.128.0.2 | tail -2");
+    }
 
     step(
         "WCMP: p1-leaf2's weights toward p1-leaf1's hosts, then p1-spine1's port to p1-leaf1 drops "
@@ -120,10 +141,13 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins) {
 
     const std::vector<lab::FlowPair> pairs{
         {"srv1-nic2", "srv1-nic1"}, {"srv1-nic1", "srv1-nic2"}, {"srv2-nic1", "srv1-nic1"}};
+    // Bond: a remote bonded sender on another rail keeps hashing flows into the plane
+    // that lost srv1-nic1 (planesteer, when running, steers same-rail peers only).
+    const std::string gap = bond ? "srv1-nic2 -> srv1-nic1" : "";
     step("A leaf fails: p1-leaf1 (plane 1, rail 1) loses every link");
-    ok = failureUnderTraffic(lab, bins, "p1-leaf1", pairs) && ok;
+    ok = failureUnderTraffic(lab, bins, "p1-leaf1", pairs, gap) && ok;
     step("A NIC port fails: srv1-nic1's plane-1 port goes down");
-    ok = failureUnderTraffic(lab, bins, "srv1-nic1:port1", pairs) && ok;
+    ok = failureUnderTraffic(lab, bins, "srv1-nic1:port1", pairs, gap) && ok;
     return ok;
 }
 

@@ -1,5 +1,5 @@
 // The README demo: a short tour of a running lab (host routes per plane, WCMP weights,
-// STATE_DB, a leaf failure and a NIC port failure under traffic).
+// STATE_DB, a leaf failure and a NIC port failure under traffic), in the plan's attachment.
 #pragma once
 
 #include <string>
@@ -9,6 +9,6 @@
 namespace twinrail::labtool {
 
 // Returns false when something the tour shows did not happen.
-bool runTour(const std::string& lab, const lab::LabBinaries& bins);
+bool runTour(const std::string& lab, const lab::LabBinaries& bins, const plan::Plan& plan);
 
 }  // namespace twinrail::labtool

@@ -45,8 +45,8 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
   --out DIR     write DIR/plan.json, DIR/cabling.csv, DIR/cabling.json,
                 DIR/inventory.json (each switch's Redis, for twinrail verify),
                 DIR/configs/<switch>/{frr.conf,config_db.json}, and per server
-                DIR/configs/servers/<server>/: netplan/60-twinrail.yaml and the dual-send
-                ARP unit (bond), or <nic>/frr.conf (routed)
+                DIR/configs/servers/<server>/: netplan/60-twinrail.yaml, the dual-send
+                ARP unit and planesteer.json (bond), or <nic>/frr.conf (routed)
   --json        print the sizing as JSON instead of text
   --from FILE   read a plan file (checked) instead of sizing a request
   --tables      print the seed's sizing tables as this planner computes them
@@ -216,7 +216,8 @@ int writePlan(const plan::Plan& p, const fs::path& dir) {
         fs::create_directories(sd / "twinrail" / "dual-send", ec);
         ok = ok && !ec &&
              writeFile(sd / "netplan" / "60-twinrail.yaml", plan::netplanConfig(p, srv)) &&
-             writeFile(sd / "systemd" / "twinrail-dual-send@.service", plan::dualSendUnit());
+             writeFile(sd / "systemd" / "twinrail-dual-send@.service", plan::dualSendUnit()) &&
+             writeFile(sd / "twinrail" / "planesteer.json", plan::planesteerConfig(srv));
         for (const auto& nic : srv.nics) {
             ok = ok && writeFile(sd / "twinrail" / "dual-send" / (plan::bondName(nic) + ".env"),
                                  plan::dualSendEnv(nic));

@@ -15,31 +15,16 @@
 #include <cstring>
 
 #include "twinrail/lab/plan_lab.h"
+#include "twinrail/netlink/arp.h"
 
 namespace twinrail::lab {
-namespace {
-
-#pragma pack(push, 1)
-struct ArpPacket {
-    uint16_t htype;
-    uint16_t ptype;
-    uint8_t hlen;
-    uint8_t plen;
-    uint16_t oper;
-    std::array<uint8_t, 6> sha;
-    uint32_t spa;
-    std::array<uint8_t, 6> tha;
-    uint32_t tpa;
-};
-#pragma pack(pop)
-
-}  // namespace
+namespace {}  // namespace
 
 bool sendArpAnnounce(const std::string& ifname, const std::string& source,
                      const std::string& target, std::string& error) {
-    ArpPacket pkt{};
-    if (inet_pton(AF_INET, source.c_str(), &pkt.spa) != 1 ||
-        inet_pton(AF_INET, target.c_str(), &pkt.tpa) != 1) {
+    auto src = IpAddr::parse(source);
+    auto dst = IpAddr::parse(target);
+    if (!src || !dst || !src->isV4() || !dst->isV4()) {
         error = "not IPv4 addresses: " + source + ", " + target;
         return false;
     }
@@ -57,20 +42,17 @@ bool sendArpAnnounce(const std::string& ifname, const std::string& source,
         close(fd);
         return false;
     }
-    pkt.htype = htons(ARPHRD_ETHER);
-    pkt.ptype = htons(ETH_P_IP);
-    pkt.hlen = 6;
-    pkt.plen = 4;
-    pkt.oper = htons(ARPOP_REQUEST);
-    std::memcpy(pkt.sha.data(), ifr.ifr_hwaddr.sa_data, 6);
+    MacAddr mac{};
+    std::memcpy(mac.data(), ifr.ifr_hwaddr.sa_data, 6);
+    auto pkt = netlink::buildArpRequest(mac, *src, *dst);
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
     to.sll_protocol = htons(ETH_P_ARP);
     to.sll_ifindex = ifindex;
     to.sll_halen = 6;
     std::memset(to.sll_addr, 0xff, 6);
-    ok = sendto(fd, &pkt, sizeof pkt, 0, reinterpret_cast<sockaddr*>(&to), sizeof to) ==
-         static_cast<ssize_t>(sizeof pkt);
+    ok = sendto(fd, pkt.data(), pkt.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) ==
+         static_cast<ssize_t>(pkt.size());
     if (!ok) error = std::string("send on ") + ifname + ": " + std::strerror(errno);
     close(fd);
     return ok;

@@ -23,8 +23,9 @@
 namespace twinrail::lab {
 namespace {
 
-constexpr int kHashPref = 10;     // the BPF hash: odd flows
-constexpr int kDefaultPref = 20;  // everything else
+// After the dual-send ARP filter (pref 1) and planesteer's per-peer pins (100-29999).
+constexpr int kHashPref = 30000;     // the BPF hash: odd flows
+constexpr int kDefaultPref = 30010;  // everything else
 std::atomic<bool> stopAgent{false};
 
 std::string egressFilter(const BondNic& n, int pref, const std::string& match,

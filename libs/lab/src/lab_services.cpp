@@ -81,6 +81,9 @@ void startDaemon(const std::string& lab, const LabBinaries& bins, const std::str
     auto alive = [pidFile] {
         if (!fs::exists(pidFile)) return true;  // not written yet
         std::string pid = readFile(pidFile);
+        // The shell creates the file before it writes it: an empty or partial line is a
+        // pid still being written, not a dead daemon.
+        if (pid.find('\n') == std::string::npos) return true;
         std::string stat = readFile("/proc/" + pid.substr(0, pid.find('\n')) + "/stat");
         auto close = stat.rfind(')');
         return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
@@ -90,6 +93,25 @@ void startDaemon(const std::string& lab, const LabBinaries& bins, const std::str
 }
 
 }  // namespace
+
+void startPlaneSteer(const std::string& lab, const std::string& node, const std::string& bin) {
+    std::string d = PlanLab::stateDir(lab) + "/" + node;
+    fs::create_directories(d);
+    std::ofstream(d + "/planesteer.json")
+        << R"({"PLANESTEER": {"global": {"interval_ms": "200", "misses": "3"}},)"
+        << R"( "PLANESTEER_BOND": {"bond0": {"ports": "port1,port2"}}})"
+        << "\n";
+    NotifyListener ready(d + "/planesteer.notify");
+    std::string pidFile = d + "/planesteer.pid";
+    std::string log = d + "/planesteer.log";
+    // Packet sockets and tc: CAP_NET_RAW and CAP_NET_ADMIN, as hostrouted's unit grants.
+    inNode(lab, node,
+           "setsid -f bash -c \"echo \\$\\$ >" + pidFile + "; exec env NOTIFY_SOCKET=" +
+               ready.path() + " " + leastPrivilege(Service::Hostrouted) + bin + " --config " + d +
+               "/planesteer.json >>" + log + " 2>&1 </dev/null\"");
+    if (!ready.waitReady(20s, [] { return true; }))
+        throw std::runtime_error("planesteer on " + node + " did not start:\n" + readFile(log));
+}
 
 const char* serviceName(Service s) {
     switch (s) {

@@ -30,13 +30,14 @@ std::string readFile(const std::string& path) {
 
 }  // namespace
 
-plan::Request defaultLabRequest() {
+plan::Request defaultLabRequest(plan::Attach attach) {
     plan::Request r;
+    r.attach = attach;
     r.gpus = 4;
     r.gpusPerServer = 2;
     r.leafModel = {"lab-4x200G", 4, 200, {1}};
     r.spinesPerPlane = 2;
-    return r;  // attach bond: the seed's own design
+    return r;
 }
 
 PlanLab::PlanLab(std::string name, plan::Plan plan, LabBinaries bins)

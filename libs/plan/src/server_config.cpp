@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "twinrail/plan/server_config.h"
@@ -134,6 +135,18 @@ ExecStop=/usr/sbin/tc qdisc del dev %i clsact
 [Install]
 WantedBy=sys-subsystem-net-devices-%i.device
 )";
+}
+
+std::string planesteerConfig(const Server& server) {
+    nlohmann::json j;
+    j["PLANESTEER"]["global"] = {{"interval_ms", "200"}, {"misses", "3"}};
+    for (const auto& nic : server.nics) {
+        std::string ports;
+        for (const auto& np : nic.ports)
+            ports += (ports.empty() ? "" : ",") + serverPortName(nic, np);
+        j["PLANESTEER_BOND"][bondName(nic)] = {{"ports", ports}};
+    }
+    return j.dump(2) + "\n";
 }
 
 std::string dualSendEnv(const Nic& nic) {

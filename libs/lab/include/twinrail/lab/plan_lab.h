@@ -26,12 +26,13 @@ struct LabBinaries {
     std::string pathqd = "pathqd";
     std::string self;                   // this tool, re-run inside a namespace to announce a NIC
     std::string twinrail = "twinrail";  // the operator CLI, for the tour
+    std::string planesteer = "planesteer";  // the bonded hosts' plane steering (optional)
 };
 
 // The scaled-down plan the lab builds by default: 2 servers x 2 GPUs (2 rails), a 400G
 // NIC as 2x200G, 2 planes of 2 leaves and 2 spines each, NICs attached as bonds (the
-// seed's design; make the plan with --attach routed for servers that route).
-plan::Request defaultLabRequest();
+// seed's design), or routed: servers that run receive-only BGP (--attach routed).
+plan::Request defaultLabRequest(plan::Attach attach = plan::Attach::Bond);
 
 class PlanLab {
   public:
@@ -110,6 +111,9 @@ std::vector<pid_t> servicePids(const std::string& labName, const std::string& no
 // announce themselves, as on link up.
 void swapNicCables(const std::string& labName, const LabBinaries& bins, const std::string& a,
                    const std::string& b);
+
+// Starts planesteer on a bonded NIC (its bond0 and two ports), as a server runs it.
+void startPlaneSteer(const std::string& labName, const std::string& node, const std::string& bin);
 
 // How a switch's FRR goes down and comes back (`twinrail-lab restart-frr`):
 //   Kill     zebra and bgpd die by SIGKILL (a crash) and come back with the same config,

@@ -1,0 +1,246 @@
+// The failure matrix: the same events and the same traffic on the lab in each attachment
+// mode, in one run. Events: a NIC port, a leaf, a spine, a leaf-spine link goes down, and
+// each comes back. Traffic: 16 UDP flows per pair (a packet every 2 ms each), toward the
+// failed attachment (srv1-nic1, from a NIC on the same rail and from one on another rail,
+// whose path crosses the spines) and away from it. Figures per (mode, event, direction):
+// the longest silence of each flow (p50, p95), flows not recovered (still silent at the
+// end, 10 s or more after the event), packets lost; and the same traffic with no event,
+// as the baseline. Writes bench/results/failure_matrix.json, a .dat and a PNG (gnuplot).
+//
+// usage: failure_matrix TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [MODES] [PLANESTEER]
+//   MODES: comma-separated of bond, routed, bond+steer (default: all three)
+//        failure_matrix --plot OUT.json   (draws the chart again from a result)
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "twinrail/lab/lab_status.h"
+#include "twinrail/lab/measure.h"
+#include "twinrail/lab/plan_lab.h"
+#include "twinrail/lab/shell.h"
+
+namespace lab = twinrail::lab;
+namespace plan = twinrail::plan;
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kLab = "fmx";
+constexpr int kSeconds = 14;  // the event at 2 s: 12 s after it
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[static_cast<size_t>(std::lround(p * static_cast<double>(v.size() - 1)))];
+}
+
+struct Event {
+    std::string name;    // "nic-port-down", ...
+    std::string target;  // what fails
+    bool restore;
+};
+
+// The directions of the matrix, by flow pair: toward the failed attachment (srv1-nic1)
+// from the same rail (through its leaves only) and from another rail (across the
+// spines), and away from it (both pairs).
+const char* directionOf(const std::string& pair) {
+    if (pair == "srv2-nic1 -> srv1-nic1") return "toward-same-rail";
+    if (pair == "srv1-nic2 -> srv1-nic1") return "toward-other-rail";
+    return "away";
+}
+constexpr const char* kDirections[] = {"toward-same-rail", "toward-other-rail", "away"};
+
+// One measurement, summarised per direction.
+json summarise(const json& reports) {
+    json out;
+    for (const char* dir : kDirections) {
+        std::vector<double> gaps;
+        int notRecovered = 0, flows = 0;
+        uint64_t lost = 0;
+        for (const auto& r : reports) {
+            if (std::string(directionOf(r.value("pair", ""))) != dir) continue;
+            if (r.contains("error")) {
+                out[dir]["error"] = r["error"];
+                continue;
+            }
+            for (const auto& g : r["gaps_ms"]) gaps.push_back(g.get<double>());
+            // Flows that sent nothing the receiver saw are silent for the whole run.
+            int seen = r["flows"].get<int>();
+            for (int i = seen; i < 16; ++i) gaps.push_back(kSeconds * 1000.0);
+            notRecovered += r["flows_not_recovered"].get<int>() + (16 - seen);
+            flows += 16;
+            lost += r["lost"].get<uint64_t>();
+        }
+        out[dir] = {{"flows", flows},
+                    {"silence_p50_ms", percentile(gaps, 0.5)},
+                    {"silence_p95_ms", percentile(gaps, 0.95)},
+                    {"silence_max_ms", percentile(gaps, 1.0)},
+                    {"flows_not_recovered", notRecovered},
+                    {"packets_lost", lost}};
+    }
+    return out;
+}
+
+json runMode(const std::string& mode, const lab::LabBinaries& bins, const std::string& steer) {
+    auto r = lab::defaultLabRequest();
+    r.attach = mode == "routed" ? plan::Attach::Routed : plan::Attach::Bond;
+    auto p = std::get<plan::Plan>(plan::buildPlan(r));
+    lab::PlanLab l(kLab, p, bins);
+    l.up();
+    if (mode == "bond+steer") {
+        for (const auto& srv : p.servers) {
+            for (const auto& nic : srv.nics)
+                lab::startPlaneSteer(kLab, lab::PlanLab::nicNode(srv, nic), steer);
+        }
+    }
+    std::this_thread::sleep_for(5s);  // pathqd's first levels, probes settled
+    // srv1-nic1 is the failed attachment: port1 on p1-leaf1, whose uplink swp3 goes to
+    // p1-spine1.
+    const std::vector<lab::FlowPair> pairs{{"srv2-nic1", "srv1-nic1"},
+                                           {"srv1-nic2", "srv1-nic1"},
+                                           {"srv1-nic1", "srv2-nic1"},
+                                           {"srv1-nic1", "srv1-nic2"}};
+    const std::vector<Event> events{{"nic-port", "srv1-nic1:port1", false},
+                                    {"nic-port", "srv1-nic1:port1", true},
+                                    {"leaf", "p1-leaf1", false},
+                                    {"leaf", "p1-leaf1", true},
+                                    {"spine", "p1-spine1", false},
+                                    {"spine", "p1-spine1", true},
+                                    {"leaf-spine-link", "p1-leaf1:swp3", false},
+                                    {"leaf-spine-link", "p1-leaf1:swp3", true}};
+    json out{{"mode", mode}, {"events", json::array()}};
+    auto baseline = lab::measureDuring(
+        kLab, bins, pairs, [] {}, kSeconds);
+    out["baseline"] = summarise(baseline);
+    for (const auto& e : events) {
+        std::function<void()> act =
+            e.restore
+                ? std::function<void()>([&bins, &e] { lab::restoreNode(kLab, bins, e.target); })
+                : std::function<void()>([&e] { lab::failNode(kLab, e.target); });
+        auto reports = lab::measureDuring(kLab, bins, pairs, act, kSeconds);
+        json row = summarise(reports);
+        row["event"] = e.name + (e.restore ? " restored" : " down");
+        row["target"] = e.target;
+        std::cout << mode << " " << row["event"].get<std::string>() << ":";
+        for (const char* d : kDirections) {
+            std::cout << " " << d << " p95 " << row[d]["silence_p95_ms"].get<double>()
+                      << " ms, not recovered " << row[d]["flows_not_recovered"] << ";";
+        }
+        std::cout << std::endl;
+        out["events"].push_back(row);
+        if (e.restore) {
+            lab::waitUntil([] { return lab::labStatus(kLab).value("healthy", false); }, 90s, 1s);
+            std::this_thread::sleep_for(3s);
+        }
+    }
+    lab::PlanLab::down(kLab);
+    return out;
+}
+
+// A gnuplot chart, two panels over the same events: each mode's p95 silence toward and
+// away (log scale), and the flows not recovered (16 per pair: 16 toward each, 32 away).
+bool plot(const json& modes, const std::string& base) {
+    std::ofstream dat(base + ".dat");  // tab-separated: labels keep their spaces
+    dat << "event";
+    for (const char* what : {"p95", "not recovered"}) {
+        for (const auto& m : modes) {
+            for (const char* d : kDirections)
+                dat << "\t" << m["mode"].get<std::string>() << " " << d << " " << what;
+        }
+    }
+    dat << "\n";
+    const auto& first = modes[0]["events"];
+    for (size_t i = 0; i < first.size(); ++i) {
+        dat << first[i]["event"].get<std::string>();
+        for (const auto& m : modes) {
+            for (const char* d : kDirections)
+                dat << "\t" << std::max(1.0, m["events"][i][d]["silence_p95_ms"].get<double>());
+        }
+        for (const auto& m : modes) {
+            for (const char* d : kDirections)
+                dat << "\t" << m["events"][i][d]["flows_not_recovered"].get<int>();
+        }
+        dat << "\n";
+    }
+    dat.close();
+    const size_t n = std::size(kDirections) * modes.size();
+    std::ofstream gp(base + ".gp");
+    gp << "set terminal pngcairo size 1400,900 font ',10'\nset output '" << base << ".png'\n"
+       << "set datafile separator '\\t'\nset style data histograms\n"
+          "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+          "set key outside right\nset grid ytics\nset xtics rotate by -20\n"
+          "set multiplot layout 2,1\n"
+       << "set title \"Failure matrix: p95 over flows of the longest silence (ms, log scale; "
+          "14000 = never recovered)\"\nset logscale y\nset yrange [1:20000]\nset ylabel 'ms'\n"
+       << "plot for [c=2:" << 1 + n << "] '" << base
+       << ".dat' using c:xtic(1) title columnheader(c)\n"
+       << "set title \"Flows not recovered within 12 s of the event (16 per pair: 16 toward each, "
+          "32 away)\"\n"
+          "unset logscale y\nset yrange [0:32]\nset ylabel 'flows'\n"
+       << "plot for [c=" << 2 + n << ":" << 1 + 2 * n << "] '" << base
+       << ".dat' using c:xtic(1) title columnheader(c)\nunset multiplot\n";
+    gp.close();
+    if (lab::sh("command -v gnuplot").rc != 0) {
+        std::cerr << "gnuplot not installed: " << base << ".png not drawn\n";
+        return false;
+    }
+    auto r = lab::sh("gnuplot " + base + ".gp");
+    if (r.rc != 0) {
+        std::cerr << "gnuplot: " << r.err << "\n";
+        return false;
+    }
+    std::cout << "wrote " << base << ".png\n";
+    return true;
+}
+
+}  // namespace
+
+static int benchMain(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--plot") {  // redraw from a result file
+        std::ifstream in(argv[2]);
+        auto j = json::parse(in, nullptr, false);
+        if (j.is_discarded() || !j.contains("modes")) {
+            std::cerr << argv[2] << ": not a failure matrix result\n";
+            return 66;
+        }
+        std::string path = argv[2];
+        return plot(j["modes"], path.substr(0, path.rfind(".json"))) ? 0 : 70;
+    }
+    if (argc < 5) {
+        std::cerr << "usage: failure_matrix TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [MODES] "
+                     "[PLANESTEER]\n       failure_matrix --plot OUT.json\n";
+        return 64;
+    }
+    lab::LabBinaries bins{argv[2], argv[3], argv[1], "twinrail"};
+    std::string modesArg = argc > 5 ? argv[5] : "bond,routed,bond+steer";
+    std::string steer = argc > 6 ? argv[6] : "planesteer";
+    json modes = json::array();
+    std::stringstream in(modesArg);
+    for (std::string m; std::getline(in, m, ',');) modes.push_back(runMode(m, bins, steer));
+    json out{{"seconds_per_measurement", kSeconds},
+             {"flows_per_pair", 16},
+             {"packet_interval_ms", 2},
+             {"modes", modes}};
+    std::string path = argv[4];
+    std::ofstream(path) << out.dump(2) << "\n";
+    std::string base = path.substr(0, path.rfind(".json"));
+    std::cout << "wrote " << path << "\n";
+    return plot(modes, base) ? 0 : 70;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return benchMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "failure_matrix: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << "failure_matrix: unknown exception\n";
+    }
+    return 70;
+}

@@ -1,0 +1,149 @@
+#include "daemon.h"
+
+#include <linux/neighbour.h>
+
+#include "twinrail/common/log.h"
+#include "twinrail/common/notify.h"
+
+namespace twinrail::planesteer {
+namespace {
+
+bool liveNeighbor(const netlink::NeighborEntry& n) {
+    return (n.state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)) != 0;
+}
+
+}  // namespace
+
+Daemon::Daemon(boost::asio::io_context& io, Config config)
+    : io_(io), cfg_(std::move(config)), monitor_(io, *this), probeTimer_(io) {
+    for (const auto& [name, ports] : cfg_.bonds)
+        bonds_.push_back(std::make_unique<Bond>(name, ports, cfg_.steer));
+}
+
+void Daemon::start() {
+    for (auto& b : bonds_) {
+        b->pins = std::make_unique<TcPins>(io_, b->name);
+        b->pins->clearLeftovers();
+        Bond* bond = b.get();
+        b->prober =
+            std::make_unique<ArpProber>(io_, b->ports, [bond](size_t port, const IpAddr& peer) {
+                bond->policy.answered(peer, port, Clock::now());
+            });
+        b->prober->start();
+    }
+    monitor_.start();
+    armProbe();
+    log::notice("steering ", bonds_.size(), " bond(s): a probe per peer and port every ",
+                cfg_.steer.interval.count(), " ms, a port silent after ", cfg_.steer.misses);
+    sdNotify("READY=1\nSTATUS=steering " + std::to_string(bonds_.size()) + " bonds");
+}
+
+void Daemon::stop() {
+    // Pins stay: the plane that lost a peer is still without it. A restart finds them,
+    // removes them, and decides again within a few probes.
+    probeTimer_.cancel();
+}
+
+void Daemon::applyConfig(const Config& next) {
+    if (next.bonds != cfg_.bonds) {
+        log::error("config rejected, keeping the running config: bonds need a restart");
+        return;
+    }
+    cfg_ = next;
+    log::notice("config applied");
+}
+
+Bond* Daemon::bondOf(int ifindex) {
+    for (auto& b : bonds_)
+        if (b->ifindex == ifindex) return b.get();
+    return nullptr;
+}
+
+void Daemon::onLink(const netlink::LinkState& link, bool removed) {
+    for (auto& b : bonds_) {
+        if (link.name == b->name) {
+            b->ifindex = removed ? 0 : link.ifindex;
+            b->mac = link.mac;
+        }
+        for (size_t p = 0; p < b->ports.size(); ++p) {
+            if (link.name != b->ports[p]) continue;
+            b->portIfindex[p] = removed ? 0 : link.ifindex;
+            b->policy.setPortUp(p, !removed && link.operUp, Clock::now());
+        }
+    }
+}
+
+void Daemon::onAddress(const netlink::AddressEntry& addr, bool removed) {
+    Bond* b = bondOf(addr.ifindex);
+    if (b == nullptr || !addr.prefix.addr.isV4()) return;
+    if (removed && b->address == addr.prefix.addr) b->address.reset();
+    if (!removed) b->address = addr.prefix.addr;
+}
+
+void Daemon::onNeighbor(const netlink::NeighborEntry& n, bool removed) {
+    Bond* b = bondOf(n.ifindex);
+    if (b == nullptr || !n.ip.isV4()) return;
+    if (removed || !liveNeighbor(n)) {
+        b->policy.removePeer(n.ip);
+        if (b->pinned.erase(n.ip) > 0) b->pins->unpin(n.ip);
+        return;
+    }
+    if (inSnapshot_) b->seenInSnapshot.insert(n.ip);
+    auto peers = b->policy.peers();
+    if (std::find(peers.begin(), peers.end(), n.ip) == peers.end() && peers.size() < cfg_.maxPeers)
+        b->policy.addPeer(n.ip, Clock::now());
+}
+
+void Daemon::onSnapshotBegin() {
+    inSnapshot_ = true;
+    for (auto& b : bonds_) b->seenInSnapshot.clear();
+}
+
+void Daemon::onSnapshotEnd() {
+    inSnapshot_ = false;
+    for (auto& b : bonds_) {
+        for (const auto& peer : b->policy.peers()) {
+            if (b->seenInSnapshot.count(peer) > 0) continue;
+            b->policy.removePeer(peer);
+            if (b->pinned.erase(peer) > 0) b->pins->unpin(peer);
+        }
+    }
+}
+
+void Daemon::armProbe() {
+    probeTimer_.expires_after(cfg_.steer.interval);
+    probeTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec) return;
+        probeAll();
+        armProbe();
+    });
+}
+
+void Daemon::probeAll() {
+    for (auto& b : bonds_) {
+        if (!b->mac || !b->address) continue;  // the bond is not up yet
+        for (const auto& peer : b->policy.peers()) {
+            if (peer == *b->address) continue;
+            for (size_t p = 0; p < b->ports.size(); ++p)
+                if (b->policy.portUp(p)) b->prober->probe(p, *b->mac, *b->address, peer);
+        }
+        decide(*b);
+    }
+}
+
+void Daemon::decide(Bond& b) {
+    auto now = Clock::now();
+    for (const auto& peer : b.policy.peers()) {
+        auto want = b.policy.pinFor(peer, now);
+        auto it = b.pinned.find(peer);
+        if (want && (it == b.pinned.end() || it->second != *want)) {
+            b.pinned[peer] = *want;
+            b.pins->pin(peer, b.ports[*want]);
+        } else if (!want && it != b.pinned.end()) {
+            b.pinned.erase(it);
+            b.pins->unpin(peer);
+        }
+    }
+}
+
+}  // namespace twinrail::planesteer

@@ -1,0 +1,53 @@
+// Which port of a bonded NIC may carry the traffic to each peer, from what each plane
+// says. A leaf answers an ARP request for a peer (proxy ARP) only while it has a usable
+// route to it: when the peer's link into that plane is gone, the peer's /32 is withdrawn
+// there, the covering rail subnet is a discard route, and the leaf goes silent. So an
+// ARP request sent out one port asks that plane "can you still deliver to this peer?".
+// A bond's hash knows nothing of that and keeps sending half of the flows into the plane
+// that lost the peer (the bond attachment's gap); this policy pins the peer to the port
+// whose plane still answers, and lets it go when both answer again. Pure: time comes in.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "twinrail/common/ip.h"
+
+namespace twinrail::planesteer {
+
+using Clock = std::chrono::steady_clock;
+
+struct SteerParams {
+    std::chrono::milliseconds interval{200};  // one probe per port per peer
+    int misses = 3;  // a port is silent after this many intervals without an answer
+    bool operator==(const SteerParams&) const = default;
+};
+
+class SteerPolicy {
+  public:
+    explicit SteerPolicy(size_t ports, SteerParams p = {}) : ports_(ports), p_(p) {}
+
+    void addPeer(const IpAddr& peer, Clock::time_point now);
+    void removePeer(const IpAddr& peer);
+    void answered(const IpAddr& peer, size_t port, Clock::time_point now);
+    void setPortUp(size_t port, bool up, Clock::time_point now);
+
+    // The port `peer` must be pinned to, or nullopt for the bond's own hash (every port
+    // answers, or none does, or only one port is up anyway).
+    std::optional<size_t> pinFor(const IpAddr& peer, Clock::time_point now) const;
+    std::vector<IpAddr> peers() const;
+    bool portUp(size_t port) const { return up_.count(port) == 0 || up_.at(port); }
+
+  private:
+    bool silent(const std::vector<Clock::time_point>& last, size_t port,
+                Clock::time_point now) const;
+    size_t ports_;
+    SteerParams p_;
+    std::map<IpAddr, std::vector<Clock::time_point>> lastAnswer_;  // per port; start = added
+    std::map<size_t, bool> up_;
+    std::map<size_t, Clock::time_point> upSince_;
+};
+
+}  // namespace twinrail::planesteer
