@@ -94,10 +94,7 @@ json runMode(const std::string& mode, const lab::LabBinaries& bins, const std::s
     lab::PlanLab l(kLab, p, bins);
     l.up();
     if (mode == "bond+steer") {
-        for (const auto& srv : p.servers) {
-            for (const auto& nic : srv.nics)
-                lab::startPlaneSteer(kLab, lab::PlanLab::nicNode(srv, nic), steer);
-        }
+        lab::startPlaneSteers(kLab, p, steer);
     }
     std::this_thread::sleep_for(5s);  // pathqd's first levels, probes settled
     // srv1-nic1 is the failed attachment: port1 on p1-leaf1, whose uplink swp3 goes to
@@ -175,6 +172,8 @@ bool plot(const json& modes, const std::string& base) {
        << "set datafile separator '\\t'\nset style data histograms\n"
           "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
           "set key outside right\nset grid ytics\nset xtics rotate by -20\n"
+          "set linetype 9 lc rgb '#8c564b'\nset linetype 10 lc rgb '#7f7f7f'\n"
+          "set linetype 11 lc rgb '#bcbd22'\nset linetype 12 lc rgb '#17becf'\n"
           "set multiplot layout 2,1\n"
        << "set title \"Failure matrix: p95 over flows of the longest silence (ms, log scale; "
           "14000 = never recovered)\"\nset logscale y\nset yrange [1:20000]\nset ylabel 'ms'\n"

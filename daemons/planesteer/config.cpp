@@ -15,13 +15,23 @@ std::variant<Config, service::ConfigError> parseConfig(const nlohmann::json& doc
             service::FieldReader r{it.value(), where, std::nullopt};
             if (!it.value().is_object())
                 return service::ConfigError{where, "must be an object of fields"};
-            r.rejectUnknown({"interval_ms", "misses", "max_peers"});
+            r.rejectUnknown(
+                {"interval_ms", "misses", "max_peers", "remote_idle_s", "sample_one_in"});
             long long ms = c.steer.interval.count();
             r.integer("interval_ms", ms, 20, 10000);
             c.steer.interval = std::chrono::milliseconds(ms);
             r.integer("misses", c.steer.misses, 1, 100);
             r.integer("max_peers", c.maxPeers, 1, 1'000'000);
+            long long idle = c.remoteIdle.count();
+            r.integer("remote_idle_s", idle, 1, 3600);
+            c.remoteIdle = std::chrono::seconds(idle);
+            r.integer("sample_one_in", c.sampleOneIn, 1, 65536);
             if (r.error) return *r.error;
+            if ((c.sampleOneIn & (c.sampleOneIn - 1)) != 0) {
+                return service::ConfigError{
+                    where + " field sample_one_in",
+                    std::to_string(c.sampleOneIn) + " is not a power of two"};
+            }
         }
     }
     auto t = doc.find("PLANESTEER_BOND");
@@ -32,13 +42,38 @@ std::variant<Config, service::ConfigError> parseConfig(const nlohmann::json& doc
         if (!it.value().is_object() || !it.value().contains("ports") ||
             !it.value()["ports"].is_string())
             return service::ConfigError{where + " field ports", "missing: \"port1,port2\""};
-        std::vector<std::string> ports;
+        BondConfig bond;
         std::stringstream in(it.value()["ports"].get<std::string>());
         for (std::string p; std::getline(in, p, ',');)
-            if (!p.empty()) ports.push_back(p);
-        if (ports.size() != 2)
+            if (!p.empty()) bond.ports.push_back(p);
+        if (bond.ports.size() != 2)
             return service::ConfigError{where + " field ports", "needs exactly two ports"};
-        c.bonds[it.key()] = ports;
+        for (auto f = it.value().begin(); f != it.value().end(); ++f) {
+            if (f.key() != "ports" && f.key() != "gateway" && f.key() != "fabric") {
+                return service::ConfigError{where + " field " + f.key(),
+                                            "unknown (ports, gateway, fabric)"};
+            }
+            if (f.key() != "ports" && !f.value().is_string())
+                return service::ConfigError{where + " field " + f.key(), "must be a string"};
+        }
+        if (auto g = it.value().find("gateway"); g != it.value().end()) {
+            bond.gateway = IpAddr::parse(g->get<std::string>());
+            if (!bond.gateway || !bond.gateway->isV4()) {
+                return service::ConfigError{where + " field gateway",
+                                            "\"" + g->get<std::string>() + "\" is not IPv4"};
+            }
+        }
+        if (auto f = it.value().find("fabric"); f != it.value().end()) {
+            bond.fabric = IpPrefix::parse(f->get<std::string>());
+            if (!bond.fabric || !bond.fabric->addr.isV4()) {
+                return service::ConfigError{
+                    where + " field fabric",
+                    "\"" + f->get<std::string>() + "\" is not an IPv4 prefix"};
+            }
+        }
+        if (bond.gateway.has_value() != bond.fabric.has_value())
+            return service::ConfigError{where, "gateway and fabric go together"};
+        c.bonds[it.key()] = bond;
     }
     return c;
 }

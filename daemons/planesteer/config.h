@@ -1,11 +1,15 @@
 // planesteer's configuration, in the config_db.json shape the other daemons read (a
 // server has no CONFIG_DB: it comes from a file the planner writes):
-//   PLANESTEER|global         interval_ms (200), misses (3), max_peers (4096)
-//   PLANESTEER_BOND|<bond>    ports: "<port1>,<port2>" (the bond's two ports)
+//   PLANESTEER|global       interval_ms (200), misses (3), max_peers (4096),
+//                           remote_idle_s (30), sample_one_in (64, a power of two)
+//   PLANESTEER_BOND|<bond>  ports: "<port1>,<port2>" (the bond's two ports);
+//                           gateway, fabric (both or neither): the rail gateway and the
+//                           fabric's aggregate, to steer peers on other rails too
 #pragma once
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -15,10 +19,19 @@
 
 namespace twinrail::planesteer {
 
+struct BondConfig {
+    std::vector<std::string> ports;
+    std::optional<IpAddr> gateway;
+    std::optional<IpPrefix> fabric;
+    bool operator==(const BondConfig&) const = default;
+};
+
 struct Config {
     SteerParams steer;
     size_t maxPeers = 4096;
-    std::map<std::string, std::vector<std::string>> bonds;  // bond -> its ports
+    std::chrono::seconds remoteIdle{30};  // a peer on another rail not seen for this long goes
+    uint32_t sampleOneIn = 64;            // outgoing packets sampled to learn those peers
+    std::map<std::string, BondConfig> bonds;
     bool operator==(const Config&) const = default;
 };
 

@@ -1,8 +1,9 @@
-// planesteer's modules on one io_context: the netlink monitor says which peers each bond
-// talks to (its neighbor entries: rail-optimized traffic is mostly to peers on the same
-// rail, which are on-link behind proxy ARP), which ports have carrier, and the bond's MAC
-// and address; every interval each peer is probed out of each port (ArpProber); the
-// policy (steer_policy.h) decides, and TcPins applies.
+// planesteer's modules on one io_context: the netlink monitor says which on-link peers
+// each bond talks to (its neighbor entries: the same rail, behind proxy ARP), which ports
+// have carrier, the bond's MAC, address and subnet, and the gateway's MAC; EchoProber's
+// samples of outgoing traffic say which peers on other rails it talks to. Every interval
+// each peer is probed out of each port (on-link: ArpProber; other rails: EchoProber
+// through the gateway); the policy (steer_policy.h) decides, and TcPins applies.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -14,6 +15,7 @@
 
 #include "arp_prober.h"
 #include "config.h"
+#include "echo_prober.h"
 #include "steer_policy.h"
 #include "tc_pins.h"
 #include "twinrail/netlink/monitor.h"
@@ -22,21 +24,28 @@ namespace twinrail::planesteer {
 
 struct Bond {
     std::string name;
-    std::vector<std::string> ports;
+    BondConfig cfg;
+    const std::vector<std::string>& ports;
     int ifindex = 0;
     std::vector<int> portIfindex;
     std::optional<MacAddr> mac;
-    std::optional<IpAddr> address;
+    std::optional<IpPrefix> address;  // the bond's address and its subnet
+    std::optional<MacAddr> gatewayMac;
     SteerPolicy policy;
     std::unique_ptr<ArpProber> prober;
+    std::unique_ptr<EchoProber> echo;  // only with gateway and fabric
     std::unique_ptr<TcPins> pins;
     std::map<IpAddr, size_t> pinned;
     std::set<IpAddr> seenInSnapshot;
-    Bond(std::string n, std::vector<std::string> p, const SteerParams& s)
+    std::map<IpAddr, Clock::time_point> remote;  // peers on other rails: last sampled
+    Bond(std::string n, BondConfig c, const SteerParams& s)
         : name(std::move(n)),
-          ports(std::move(p)),
+          cfg(std::move(c)),
+          ports(cfg.ports),
           portIfindex(ports.size(), 0),
           policy(ports.size(), s) {}
+    Bond(const Bond&) = delete;
+    Bond& operator=(const Bond&) = delete;
 };
 
 class Daemon final : public netlink::NetlinkObserver {
@@ -58,6 +67,9 @@ class Daemon final : public netlink::NetlinkObserver {
     void armProbe();
     void probeAll();
     void decide(Bond& b);
+    void forget(Bond& b, const IpAddr& peer);
+    void askGateway(Bond& b);
+    void sampled(Bond& b, const IpAddr& dst);
     Bond* bondOf(int ifindex);
 
     boost::asio::io_context& io_;

@@ -17,15 +17,17 @@ void SteerPolicy::answered(const IpAddr& peer, size_t port, Clock::time_point no
 }
 
 void SteerPolicy::setPortUp(size_t port, bool up, Clock::time_point now) {
-    if (up && !portUp(port)) upSince_[port] = now;  // judge it afresh once it is back
+    if (up && !portUp(port)) upSince_[port] = now;
     up_[port] = up;
 }
 
 bool SteerPolicy::silent(const std::vector<Clock::time_point>& last, size_t port,
                          Clock::time_point now) const {
-    Clock::time_point since = last[port];
-    if (auto u = upSince_.find(port); u != upSince_.end() && u->second > since) since = u->second;
-    return now - since > p_.misses * p_.interval;
+    // A port that came back is silent until its plane answers: its carrier is up before
+    // its leaf has routes (a restarted leaf's BGP takes seconds), and the bond would hash
+    // flows into it at once.
+    if (auto u = upSince_.find(port); u != upSince_.end() && u->second > last[port]) return true;
+    return now - last[port] > p_.misses * p_.interval;
 }
 
 std::optional<size_t> SteerPolicy::pinFor(const IpAddr& peer, Clock::time_point now) const {
@@ -46,6 +48,11 @@ std::vector<IpAddr> SteerPolicy::peers() const {
     std::vector<IpAddr> out;
     for (const auto& [ip, v] : lastAnswer_) out.push_back(ip);
     return out;
+}
+
+bool remotePeer(const IpAddr& dst, const IpPrefix& bondSubnet, const IpPrefix& fabric,
+                const IpAddr& gateway) {
+    return fabric.contains(dst) && !bondSubnet.contains(dst) && dst != gateway;
 }
 
 }  // namespace twinrail::planesteer

@@ -28,6 +28,7 @@ struct SteerParams {
 class SteerPolicy {
   public:
     explicit SteerPolicy(size_t ports, SteerParams p = {}) : ports_(ports), p_(p) {}
+    void setParams(const SteerParams& p) { p_ = p; }  // a new interval or miss count
 
     void addPeer(const IpAddr& peer, Clock::time_point now);
     void removePeer(const IpAddr& peer);
@@ -49,5 +50,10 @@ class SteerPolicy {
     std::map<size_t, bool> up_;
     std::map<size_t, Clock::time_point> upSince_;
 };
+
+// Whether a sampled destination is a peer on another rail, reached through the gateway:
+// inside the fabric, outside the bond's own subnet (those are on-link), not the gateway.
+bool remotePeer(const IpAddr& dst, const IpPrefix& bondSubnet, const IpPrefix& fabric,
+                const IpAddr& gateway);
 
 }  // namespace twinrail::planesteer

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "config.h"
+#include "echo_frame.h"
+#include "echo_prober.h"
 #include "steer_policy.h"
 
 namespace twinrail::planesteer {
@@ -54,8 +56,9 @@ TEST(PlanesteerConfig, ReadsBondsAndNamesBadFields) {
             "PLANESTEER_BOND": {"bond1": {"ports": "nic1p1,nic1p2"}}})"));
     ASSERT_TRUE(std::holds_alternative<Config>(ok));
     EXPECT_EQ(std::get<Config>(ok).steer.interval, 100ms);
-    EXPECT_EQ(std::get<Config>(ok).bonds.at("bond1"),
+    EXPECT_EQ(std::get<Config>(ok).bonds.at("bond1").ports,
               (std::vector<std::string>{"nic1p1", "nic1p2"}));
+    EXPECT_FALSE(std::get<Config>(ok).bonds.at("bond1").gateway);
     auto bad =
         parseConfig(nlohmann::json::parse(R"({"PLANESTEER_BOND": {"bond1": {"ports": "p1"}}})"));
     ASSERT_TRUE(std::holds_alternative<service::ConfigError>(bad));
@@ -66,6 +69,119 @@ TEST(PlanesteerConfig, ReadsBondsAndNamesBadFields) {
         std::holds_alternative<service::ConfigError>(parseConfig(nlohmann::json::parse("{}"))));
     EXPECT_TRUE(std::holds_alternative<service::ConfigError>(parseConfig(nlohmann::json::parse(
         R"({"PLANESTEER": {"global": {"misses": "0"}}, "PLANESTEER_BOND": {"b": {"ports": "a,b"}}})"))));
+}
+
+TEST(PlanesteerConfig, GatewayAndFabricSteerOtherRailsAndGoTogether) {
+    auto ok = parseConfig(nlohmann::json::parse(
+        R"({"PLANESTEER": {"global": {"remote_idle_s": "10", "sample_one_in": "16"}},
+            "PLANESTEER_BOND": {"bond1": {"ports": "a,b", "gateway": "10.128.0.1",
+                                          "fabric": "10.128.0.0/21"}}})"));
+    ASSERT_TRUE(std::holds_alternative<Config>(ok)) << std::get<service::ConfigError>(ok).str();
+    const auto& c = std::get<Config>(ok);
+    EXPECT_EQ(c.remoteIdle, 10s);
+    EXPECT_EQ(c.sampleOneIn, 16u);
+    EXPECT_EQ(c.bonds.at("bond1").gateway, IpAddr::parse("10.128.0.1"));
+    EXPECT_TRUE(c.bonds.at("bond1").fabric->contains(*IpAddr::parse("10.128.7.9")));
+    auto error = [](const char* text) {
+        auto r = parseConfig(nlohmann::json::parse(text));
+        return std::holds_alternative<service::ConfigError>(r)
+                   ? std::get<service::ConfigError>(r).str()
+                   : std::string("accepted");
+    };
+    EXPECT_EQ(error(R"({"PLANESTEER_BOND": {"b": {"ports": "a,b", "gateway": "10.0.0.1"}}})")
+                  .rfind("PLANESTEER_BOND|b", 0),
+              0u);
+    EXPECT_NE(error(R"({"PLANESTEER_BOND": {"b": {"ports": "a,b", "gateway": "fe80::1",
+                                                  "fabric": "10.0.0.0/8"}}})")
+                  .find("field gateway"),
+              std::string::npos);
+    EXPECT_NE(error(R"({"PLANESTEER_BOND": {"b": {"ports": "a,b", "gateway": "10.0.0.1",
+                                                  "fabric": "10.0.0.0/99"}}})")
+                  .find("field fabric"),
+              std::string::npos);
+    EXPECT_NE(
+        error(R"({"PLANESTEER_BOND": {"b": {"ports": "a,b", "gw": "10.0.0.1"}}})").find("field gw"),
+        std::string::npos);
+    EXPECT_NE(error(R"({"PLANESTEER": {"global": {"sample_one_in": "48"}},
+                        "PLANESTEER_BOND": {"b": {"ports": "a,b"}}})")
+                  .find("not a power of two"),
+              std::string::npos);
+}
+
+// A port whose carrier comes back (a leaf restarting) carries nothing until its plane
+// answers: its leaf may have no routes yet, while the bond would use it at once.
+TEST(SteerPolicy, PortThatComesBackIsSilentUntilItsPlaneAnswers) {
+    SteerPolicy p(2, {200ms, 3});
+    auto t = Clock::time_point{} + 100s;
+    p.addPeer(kPeer, t);
+    p.setPortUp(0, false, t);
+    p.answered(kPeer, 1, t + 1s);
+    EXPECT_FALSE(p.pinFor(kPeer, t + 1s)) << "one port up: the bond handles it";
+    p.setPortUp(0, true, t + 2s);
+    p.answered(kPeer, 1, t + 2s + 100ms);
+    EXPECT_EQ(p.pinFor(kPeer, t + 2s + 100ms), std::optional<size_t>(1)) << "at once, not later";
+    p.answered(kPeer, 0, t + 2s + 200ms);
+    EXPECT_FALSE(p.pinFor(kPeer, t + 2s + 250ms));
+}
+
+TEST(SteerPolicy, RemotePeersAreTheFabricOutsideTheOwnSubnet) {
+    auto subnet = *IpPrefix::parse("10.128.1.2/24"), fabric = *IpPrefix::parse("10.128.0.0/21");
+    auto gw = *IpAddr::parse("10.128.1.1");
+    EXPECT_TRUE(remotePeer(*IpAddr::parse("10.128.0.2"), subnet, fabric, gw));
+    EXPECT_FALSE(remotePeer(*IpAddr::parse("10.128.1.3"), subnet, fabric, gw));  // on-link
+    EXPECT_FALSE(remotePeer(gw, subnet, fabric, gw));
+    EXPECT_FALSE(remotePeer(*IpAddr::parse("10.254.0.1"), subnet, fabric, gw));  // a loopback
+    EXPECT_FALSE(remotePeer(*IpAddr::parse("10.128.8.1"), subnet, fabric, gw));
+}
+
+TEST(EchoFrame, RequestIsAValidPacketAndItsReplyParsesBack) {
+    auto src = *IpAddr::parse("10.128.1.2"), dst = *IpAddr::parse("10.128.0.2");
+    auto req = buildEchoRequest(src, dst, kEchoId, echoSeq(1, 7));
+    ASSERT_EQ(req.size(), 36u);
+    EXPECT_EQ(internetChecksum(req.data(), 20), 0);  // header checksum right
+    EXPECT_EQ(internetChecksum(req.data() + 20, 16), 0);
+    // The peer's answer: addresses swapped, type 0, ICMP checksum fixed up (RFC 1624).
+    auto rep = req;
+    std::copy(req.begin() + 12, req.begin() + 16, rep.begin() + 16);
+    std::copy(req.begin() + 16, req.begin() + 20, rep.begin() + 12);
+    rep[20] = 0;
+    rep[22] = rep[23] = 0;
+    uint16_t sum = internetChecksum(rep.data() + 20, 16);
+    rep[22] = static_cast<uint8_t>(sum >> 8);
+    rep[23] = static_cast<uint8_t>(sum);
+    auto r = parseEchoReply(rep.data(), rep.size());
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->from, dst);
+    EXPECT_EQ(r->to, src);
+    EXPECT_EQ(r->id, kEchoId);
+    EXPECT_EQ(echoSeqPort(r->seq), 1u);
+    EXPECT_EQ(r->seq & 0x7fff, 7);
+    // Not a reply: the request itself, a bad checksum, a truncated or fragmented packet.
+    EXPECT_FALSE(parseEchoReply(req.data(), req.size()));
+    auto bad = rep;
+    bad[30] ^= 1;
+    EXPECT_FALSE(parseEchoReply(bad.data(), bad.size()));
+    EXPECT_FALSE(parseEchoReply(rep.data(), 30));
+    auto frag = rep;
+    frag[6] = 0x20;  // more fragments
+    EXPECT_FALSE(parseEchoReply(frag.data(), frag.size()));
+    EXPECT_EQ(ipv4Destination(req.data(), req.size()), dst);
+    EXPECT_FALSE(ipv4Destination(req.data(), 19));
+}
+
+TEST(EchoFilter, EveryJumpLandsInsideAndFailuresDrop) {
+    for (uint32_t n : {1u, 64u}) {
+        auto f = echoAndSampleFilter(n);
+        ASSERT_EQ(f.size(), 19u);
+        EXPECT_EQ(f.back().code, BPF_RET | BPF_K);
+        EXPECT_EQ(f.back().k, 0u);  // the drop
+        for (size_t i = 0; i < f.size(); ++i) {
+            if (BPF_CLASS(f[i].code) != BPF_JMP) continue;
+            EXPECT_LT(i + 1 + f[i].jt, f.size()) << i;
+            EXPECT_LT(i + 1 + f[i].jf, f.size()) << i;
+        }
+        EXPECT_EQ(f[15].k, n - 1);  // the sampling mask
+    }
 }
 
 }  // namespace

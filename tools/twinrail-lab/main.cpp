@@ -167,10 +167,7 @@ int up(const Options& o) {
     std::cout << "building lab \"" << o.name << "\" ...\n" << std::flush;
     l.up(o.keep);
     if (o.steer && l.plan().request.attach == plan::Attach::Bond) {
-        for (const auto& srv : l.plan().servers) {
-            for (const auto& nic : srv.nics)
-                lab::startPlaneSteer(o.name, lab::PlanLab::nicNode(srv, nic), o.bins.planesteer);
-        }
+        lab::startPlaneSteers(o.name, l.plan(), o.bins.planesteer);
     }
     auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "lab \"" << o.name

@@ -217,7 +217,7 @@ int writePlan(const plan::Plan& p, const fs::path& dir) {
         ok = ok && !ec &&
              writeFile(sd / "netplan" / "60-twinrail.yaml", plan::netplanConfig(p, srv)) &&
              writeFile(sd / "systemd" / "twinrail-dual-send@.service", plan::dualSendUnit()) &&
-             writeFile(sd / "twinrail" / "planesteer.json", plan::planesteerConfig(srv));
+             writeFile(sd / "twinrail" / "planesteer.json", plan::planesteerConfig(p, srv));
         for (const auto& nic : srv.nics) {
             ok = ok && writeFile(sd / "twinrail" / "dual-send" / (plan::bondName(nic) + ".env"),
                                  plan::dualSendEnv(nic));

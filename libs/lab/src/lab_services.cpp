@@ -7,9 +7,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "twinrail/lab/notify_listener.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
+#include "twinrail/plan/server_config.h"
 
 namespace twinrail::lab {
 namespace fs = std::filesystem;
@@ -94,13 +97,23 @@ void startDaemon(const std::string& lab, const LabBinaries& bins, const std::str
 
 }  // namespace
 
-void startPlaneSteer(const std::string& lab, const std::string& node, const std::string& bin) {
+namespace {
+
+// The planner's config for the server, renamed to the lab NIC's own bond and ports.
+std::string labPlaneSteerConfig(const plan::Plan& p, const plan::Server& srv,
+                                const plan::Nic& nic) {
+    auto j = nlohmann::json::parse(plan::planesteerConfig(p, srv));
+    auto bond = j["PLANESTEER_BOND"][plan::bondName(nic)];
+    bond["ports"] = "port1,port2";
+    j["PLANESTEER_BOND"] = {{"bond0", bond}};
+    return j.dump() + "\n";
+}
+
+void startPlaneSteer(const std::string& lab, const std::string& node, const std::string& bin,
+                     const std::string& config) {
     std::string d = PlanLab::stateDir(lab) + "/" + node;
     fs::create_directories(d);
-    std::ofstream(d + "/planesteer.json")
-        << R"({"PLANESTEER": {"global": {"interval_ms": "200", "misses": "3"}},)"
-        << R"( "PLANESTEER_BOND": {"bond0": {"ports": "port1,port2"}}})"
-        << "\n";
+    std::ofstream(d + "/planesteer.json") << config;
     NotifyListener ready(d + "/planesteer.notify");
     std::string pidFile = d + "/planesteer.pid";
     std::string log = d + "/planesteer.log";
@@ -111,6 +124,16 @@ void startPlaneSteer(const std::string& lab, const std::string& node, const std:
                "/planesteer.json >>" + log + " 2>&1 </dev/null\"");
     if (!ready.waitReady(20s, [] { return true; }))
         throw std::runtime_error("planesteer on " + node + " did not start:\n" + readFile(log));
+}
+
+}  // namespace
+
+void startPlaneSteers(const std::string& lab, const plan::Plan& p, const std::string& bin) {
+    if (p.request.attach != plan::Attach::Bond) return;
+    for (const auto& srv : p.servers) {
+        for (const auto& nic : srv.nics)
+            startPlaneSteer(lab, PlanLab::nicNode(srv, nic), bin, labPlaneSteerConfig(p, srv, nic));
+    }
 }
 
 const char* serviceName(Service s) {

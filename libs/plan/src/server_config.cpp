@@ -137,14 +137,22 @@ WantedBy=sys-subsystem-net-devices-%i.device
 )";
 }
 
-std::string planesteerConfig(const Server& server) {
+std::string planesteerConfig(const Plan& plan, const Server& server) {
     nlohmann::json j;
     j["PLANESTEER"]["global"] = {{"interval_ms", "200"}, {"misses", "3"}};
+    std::string aggregate = fabricAggregate(plan);
     for (const auto& nic : server.nics) {
         std::string ports;
         for (const auto& np : nic.ports)
             ports += (ports.empty() ? "" : ",") + serverPortName(nic, np);
-        j["PLANESTEER_BOND"][bondName(nic)] = {{"ports", ports}};
+        auto& bond = j["PLANESTEER_BOND"][bondName(nic)];
+        bond = {{"ports", ports}};
+        // Peers on other rails are reached through the rail gateway: steered too.
+        const RailSubnet* rs = plan.subnetFor(server.group, nic.rail);
+        if (rs != nullptr && !aggregate.empty() && aggregate != rs->prefix) {
+            bond["gateway"] = rs->gateway;
+            bond["fabric"] = aggregate;
+        }
     }
     return j.dump(2) + "\n";
 }

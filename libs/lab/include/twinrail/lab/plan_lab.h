@@ -112,8 +112,9 @@ std::vector<pid_t> servicePids(const std::string& labName, const std::string& no
 void swapNicCables(const std::string& labName, const LabBinaries& bins, const std::string& a,
                    const std::string& b);
 
-// Starts planesteer on a bonded NIC (its bond0 and two ports), as a server runs it.
-void startPlaneSteer(const std::string& labName, const std::string& node, const std::string& bin);
+// Starts planesteer on every bonded NIC of the plan (bond0 and its two ports), with the
+// config the planner writes for servers (gateway and fabric: other rails steered too).
+void startPlaneSteers(const std::string& labName, const plan::Plan& plan, const std::string& bin);
 
 // How a switch's FRR goes down and comes back (`twinrail-lab restart-frr`):
 //   Kill     zebra and bgpd die by SIGKILL (a crash) and come back with the same config,

@@ -16,7 +16,8 @@ std::string fabricAggregate(const Plan& plan);
 std::string netplanConfig(const Plan& plan, const Server& server);
 std::string dualSendUnit();               // twinrail-dual-send@.service, one instance per bond
 std::string dualSendEnv(const Nic& nic);  // /etc/twinrail/dual-send/<bond>.env
-// planesteer's config for the server's bonds (/etc/twinrail/planesteer.json).
-std::string planesteerConfig(const Server& server);
+// planesteer's config for the server's bonds (/etc/twinrail/planesteer.json): each
+// bond's ports and, to steer peers on other rails too, its gateway and the fabric.
+std::string planesteerConfig(const Plan& plan, const Server& server);
 
 }  // namespace twinrail::plan
