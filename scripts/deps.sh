@@ -1,5 +1,6 @@
 #!/bin/bash
-# Installs everything twinrail builds and runs with, from Debian 12 packages only.
+# Installs everything twinrail builds and runs with, from Debian 12 packages only, and
+# any further packages named as arguments (scripts/fuzz.sh: libFuzzer, the symbolizer).
 set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config clang
@@ -8,6 +9,7 @@ PACKAGES=(
   frr redis-server iproute2 iputils-ping procps iperf3
   debhelper lintian
   netplan.io gnuplot-nox
+  "$@"
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

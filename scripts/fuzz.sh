@@ -34,18 +34,7 @@ done
 
 # --- what it needs: the project's build deps, plus clang, libFuzzer and the symbolizer.
 if [ "$(id -u)" = 0 ]; then
-    scripts/deps.sh
-    missing=()
-    for p in clang libclang-rt-14-dev llvm; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-            missing+=("$p")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "== installing: ${missing[*]}"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq
-        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    fi
+    scripts/deps.sh libclang-rt-14-dev llvm
 fi
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ missing (run as root to install)" >&2; exit 69; }
 

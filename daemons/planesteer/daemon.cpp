@@ -107,8 +107,7 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& n, bool removed) {
         return;
     }
     if (inSnapshot_) b->seenInSnapshot.insert(n.ip);
-    auto peers = b->policy.peers();
-    if (std::find(peers.begin(), peers.end(), n.ip) == peers.end() && peers.size() < cfg_.maxPeers)
+    if (!b->policy.hasPeer(n.ip) && b->policy.peerCount() < cfg_.maxPeers)
         b->policy.addPeer(n.ip, Clock::now());
 }
 
@@ -150,7 +149,7 @@ void Daemon::sampled(Bond& b, const IpAddr& dst) {
         it->second = Clock::now();
         return;
     }
-    if (b.policy.peers().size() >= cfg_.maxPeers) return;
+    if (b.policy.peerCount() >= cfg_.maxPeers) return;
     b.remote.emplace(dst, Clock::now());
     b.policy.addPeer(dst, Clock::now());
 }
@@ -165,10 +164,10 @@ void Daemon::probeAll() {
     auto now = Clock::now();
     for (auto& b : bonds_) {
         if (!b->mac || !b->address) continue;  // the bond is not up yet
-        for (auto it = b->remote.begin(); it != b->remote.end();) {
-            auto peer = (it++)->first;  // forget() erases it
-            if (now - b->remote[peer] > cfg_.remoteIdle) forget(*b, peer);
-        }
+        std::vector<IpAddr> idle;
+        for (const auto& [peer, seen] : b->remote)
+            if (now - seen > cfg_.remoteIdle) idle.push_back(peer);
+        for (const auto& peer : idle) forget(*b, peer);
         if (b->echo && !b->gatewayMac) askGateway(*b);
         for (const auto& peer : b->policy.peers()) {
             if (peer == b->address->addr) continue;

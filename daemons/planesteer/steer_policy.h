@@ -39,6 +39,8 @@ class SteerPolicy {
     // answers, or none does, or only one port is up anyway).
     std::optional<size_t> pinFor(const IpAddr& peer, Clock::time_point now) const;
     std::vector<IpAddr> peers() const;
+    bool hasPeer(const IpAddr& peer) const { return lastAnswer_.count(peer) > 0; }
+    size_t peerCount() const { return lastAnswer_.size(); }
     bool portUp(size_t port) const { return up_.count(port) == 0 || up_.at(port); }
 
   private:

@@ -45,7 +45,7 @@ class SyncRedis {
         auto* r = static_cast<redisReply*>(
             redisCommandArgv(ctx_, static_cast<int>(args.size()), argv.data(), lens.data()));
         if (r == nullptr) throw std::runtime_error(std::string("redis: ") + ctx_->errstr);
-        redis::Value v = convert(r);
+        redis::Value v = redis::valueFromReply(r);
         freeReplyObject(r);
         if (v.isError()) throw std::runtime_error("redis " + args[0] + ": " + v.str);
         return v;
@@ -61,33 +61,6 @@ class SyncRedis {
     }
 
   private:
-    static redis::Value convert(const redisReply* r) {
-        redis::Value v;
-        switch (r->type) {
-            case REDIS_REPLY_STRING:
-                v.type = redis::Value::Type::String;
-                break;
-            case REDIS_REPLY_STATUS:
-                v.type = redis::Value::Type::Status;
-                break;
-            case REDIS_REPLY_ERROR:
-                v.type = redis::Value::Type::Error;
-                break;
-            case REDIS_REPLY_INTEGER:
-                v.type = redis::Value::Type::Integer;
-                break;
-            case REDIS_REPLY_ARRAY:
-                v.type = redis::Value::Type::Array;
-                break;
-            default:
-                break;
-        }
-        if (r->str != nullptr) v.str.assign(r->str, r->len);
-        v.integer = r->integer;
-        for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; ++i)
-            v.elements.push_back(convert(r->element[i]));
-        return v;
-    }
     redisContext* ctx_;
 };
 

@@ -66,8 +66,7 @@ struct Client::Adapter : std::enable_shared_from_this<Client::Adapter> {
     }
 };
 
-namespace {
-Value convert(const redisReply* r) {
+Value valueFromReply(const redisReply* r) {
     Value v;
     if (r == nullptr) return v;
     switch (r->type) {
@@ -93,9 +92,11 @@ Value convert(const redisReply* r) {
     if (r->str != nullptr) v.str.assign(r->str, r->len);
     v.integer = r->integer;
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; ++i)
-        v.elements.push_back(convert(r->element[i]));
+        v.elements.push_back(valueFromReply(r->element[i]));
     return v;
 }
+
+namespace {
 
 struct Pending {
     ReplyHandler handler;
@@ -171,7 +172,7 @@ void Client::connect() {
 void Client::selectCallback(redisAsyncContext* ac, void* reply, void* /*privdata*/) {
     auto* self = static_cast<Client*>(ac->data);
     if (self == nullptr || reply == nullptr) return;  // stopping, or the connection went
-    self->handleSelected(convert(static_cast<redisReply*>(reply)));
+    self->handleSelected(valueFromReply(static_cast<redisReply*>(reply)));
 }
 
 void Client::handleSelected(const Value& reply) {
@@ -243,7 +244,7 @@ void Client::replyCallback(redisAsyncContext* ac, void* reply, void* privdata) {
     auto* pending = static_cast<Pending*>(privdata);
     auto* self = static_cast<Client*>(ac->data);
     if (reply != nullptr) {
-        if (pending->handler) pending->handler(convert(static_cast<redisReply*>(reply)));
+        if (pending->handler) pending->handler(valueFromReply(static_cast<redisReply*>(reply)));
     } else if (self != nullptr) {
         // The connection dropped with this command outstanding. hiredis runs these before
         // the disconnect callback: refuse new commands from here on, then tell the owner.

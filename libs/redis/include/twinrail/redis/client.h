@@ -19,6 +19,8 @@
 
 struct redisAsyncContext;
 
+struct redisReply;
+
 namespace twinrail::redis {
 
 struct Endpoint {
@@ -43,6 +45,9 @@ struct Value {
     }
     static constexpr const char* kLost = "connection lost";
 };
+
+// A hiredis reply as a Value (nullptr: Nil); for every hiredis user, sync or async.
+Value valueFromReply(const redisReply* reply);
 
 using ReplyHandler = std::function<void(const Value&)>;
 using Fields = std::vector<std::pair<std::string, std::string>>;
