@@ -3,7 +3,9 @@
 // RTA_MULTIPATH or RTA_NH_ID. The input is a datagram of messages; like dumpRouteWeights(),
 // nexthop objects are collected first and routes resolved through them afterwards.
 // Checks: no read past nlmsg_len, no UB, weights within what the kernel can carry
-// (1..256), and nexthops of RTA_NH_ID routes come from the objects seen.
+// (1..256), and nexthops of RTA_NH_ID routes come from the objects seen. The route
+// watch's decoder (any table, RTM_DELROUTE, RTA_VIA) and the rule decoder of the uplink
+// pinner run on every message too.
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
@@ -13,6 +15,8 @@
 
 #include "fuzz_util.h"
 #include "twinrail/netlink/link_stats.h"
+#include "twinrail/netlink/policy_writer.h"
+#include "twinrail/netlink/route_watch.h"
 
 namespace nl = twinrail::netlink;
 using twinrail::fuzz::check;
@@ -46,6 +50,9 @@ void checkRoute(const nl::RouteWeights& r, const nl::NexthopObjects& objects, si
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     nl::NexthopObjects objects;
     twinrail::fuzz::forEachNetlinkMessage({data, size}, [&objects](nlmsghdr* hdr) {
+        if (auto rule = nl::decodeRule(hdr)) {
+            check(rule->iif.find('\0') == std::string::npos, "NUL inside a rule's iif");
+        }
         if (auto c = nl::decodeLinkCounters(hdr)) {
             check(c->name.find('\0') == std::string::npos, "NUL inside a link name");
         }
@@ -63,6 +70,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (hdr->nlmsg_len < NLMSG_LENGTH(sizeof(rtmsg))) return;
         rtmsg rt{};
         std::memcpy(&rt, NLMSG_DATA(hdr), sizeof rt);
+        if (auto ev = nl::decodeRouteEvent(hdr)) {
+            check(ev->route.dst.length <= ev->route.dst.addr.maxPrefixLen(), "prefix too long");
+            check(ev->route.nhid == 0 || ev->route.nexthops.empty(),
+                  "inline nexthops on a route through an object");
+            for (const auto& nh : ev->route.nexthops)
+                check(nh.weight >= 1 && nh.weight <= 256, "event nexthop weight outside 1..256");
+            (void)nl::keyOf(ev->route);
+        }
         // The message's own protocol, so every route gets decoded, not only BGP's.
         for (int family : {AF_INET, AF_INET6}) {
             if (auto r = nl::decodeRouteWeights(hdr, family, rt.rtm_protocol, objects))

@@ -21,7 +21,7 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.rejectUnknown({"route_table", "route_protocol", "ipv4", "ipv6", "accept_evpn", "manage_frr",
                      "proxy_arp", "proxy_nd", "keepalive", "holdtime", "max_routes",
                      "max_routes_per_port", "route_rate", "route_burst", "audit_interval",
-                     "frr_audit_interval"});
+                     "frr_audit_interval", "pin_table_base", "pin_rule_priority"});
     // zebra's `ip import-table` accepts 1-252; 253-255 are the kernel's own tables.
     r.integer("route_table", cfg.routeTable, 1, 252);
     // 186-198 are routing daemons' protocol numbers that zebra treats as its own.
@@ -46,12 +46,46 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     long long frrAudit = cfg.frrAuditInterval.count();
     r.integer("frr_audit_interval", frrAudit, 0, 86400);
     cfg.frrAuditInterval = std::chrono::seconds(frrAudit);
+    // Above the kernel's own tables and zebra's import range (1-252).
+    r.integer("pin_table_base", cfg.pinTableBase, 256, 1'000'000'000);
+    // Ahead of main (32766); 0 is the local table's.
+    r.integer("pin_rule_priority", cfg.pinRulePriority, 1, 32765);
     if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive) {
         r.fail("holdtime",
                "must be at least twice keepalive, so one lost probe is not a "
                "withdrawal");
     }
     return r.error;
+}
+
+bool validPortName(const std::string& name) {
+    return !name.empty() && name.size() < 16 && name.find_first_of(" /|*?[") == std::string::npos;
+}
+
+std::optional<ConfigError> parsePins(const json& table, Config& cfg) {
+    if (!table.is_object()) return ConfigError{"UPLINK_PIN", "must be an object of keys"};
+    for (auto row = table.begin(); row != table.end(); ++row) {
+        std::string where = "UPLINK_PIN|" + row.key();
+        if (!validPortName(row.key()))
+            return ConfigError{where, "not a valid interface name (1-15 characters, no glob)"};
+        if (!row.value().is_object()) return ConfigError{where, "must be an object"};
+        FieldReader r{row.value(), where, std::nullopt};
+        r.rejectUnknown({"uplink"});
+        std::string uplink = r.text("uplink").value_or("");
+        if (r.error) return *r.error;
+        if (!validPortName(uplink))
+            return ConfigError{where + " field uplink", "missing or not a valid interface name"};
+        if (uplink == row.key())
+            return ConfigError{where + " field uplink", "a port cannot be pinned to itself"};
+        cfg.uplinkPins[row.key()] = uplink;
+    }
+    for (const auto& [down, up] : cfg.uplinkPins) {
+        if (cfg.uplinkPins.count(up) != 0) {
+            return ConfigError{"UPLINK_PIN|" + up,
+                               "is pinned itself, and is the uplink of " + down};
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -89,6 +123,9 @@ std::variant<Config, ConfigError> parseConfig(const json& configDb) {
             if (r.error) return *r.error;
             if (enabled) cfg.interfaces.push_back(row.key());
         }
+    }
+    if (auto it = configDb.find("UPLINK_PIN"); it != configDb.end()) {
+        if (auto err = parsePins(*it, cfg)) return *err;
     }
     return cfg;
 }

@@ -2,10 +2,13 @@
 // and CONFIG_DB produce:
 //   HOSTROUTED|global            daemon-wide settings (all optional)
 //   HOSTROUTED_INTERFACE|<name>  host-facing ports; <name> may be a glob ("Ethernet*")
+//   UPLINK_PIN|<downlink>        static smart routing: the uplink this downlink's
+//                                traffic leaves through (uplink_pins.h)
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
@@ -34,7 +37,10 @@ struct Config {
     // Checks that zebra imported and advertises every host route (frr_audit.h); 0 = only
     // after an FRR restart.
     std::chrono::seconds frrAuditInterval{10};
-    std::vector<std::string> interfaces;  // names or glob patterns
+    std::vector<std::string> interfaces;            // names or glob patterns
+    std::map<std::string, std::string> uplinkPins;  // downlink -> uplink
+    uint32_t pinTableBase = 1000;
+    uint32_t pinRulePriority = 1000;
 
     bool managesInterface(const std::string& ifname) const;
     bool operator==(const Config&) const = default;

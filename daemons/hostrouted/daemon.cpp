@@ -75,7 +75,9 @@ void Daemon::start() {
     }
     prober_.start();
     auto before = registry_.stats();
+    if (!cfg_.uplinkPins.empty()) startPinner();  // before the links snapshot: it needs them
     monitor_.start();
+    if (pinner_) pinner_->start();
     const auto& after = registry_.stats();
     log::notice("start-up reconcile: ", adopted, " routes found in the kernel, ",
                 after.withdrawn - before.withdrawn, " removed (host gone), ",
@@ -96,7 +98,9 @@ void Daemon::start() {
                 for (const auto& ip : foreign_.keys()) keys.push_back(ip.str());
                 return keys;
             });
+        if (pinner_) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
         stateDb_->onConnected([this] {
+            if (pinner_) pinner_->resyncState();
             hostTable_->resyncAll();
             foreignTable_->resyncAll();
             publishStats();
@@ -125,7 +129,18 @@ void Daemon::stop() {
         t->cancel();
     if (auditor_) auditor_->stop();
     if (frrWatcher_) frrWatcher_->stop();
+    if (pinner_) pinner_->stop();
     if (stateDb_) stateDb_->stop();
+}
+
+PinSettings Daemon::pinSettings() const {
+    return PinSettings{cfg_.uplinkPins,    cfg_.pinTableBase, cfg_.pinRulePriority,
+                       cfg_.routeProtocol, cfg_.ipv4,         cfg_.ipv6};
+}
+
+void Daemon::startPinner() {
+    policyWriter_ = std::make_unique<netlink::KernelPolicyWriter>();
+    pinner_ = std::make_unique<UplinkPinner>(io_, pinSettings(), *policyWriter_);
 }
 
 void Daemon::applyConfig(const Config& next) {
@@ -139,6 +154,14 @@ void Daemon::applyConfig(const Config& next) {
     bool frrRelevant =
         next.ipv4 != cfg_.ipv4 || next.ipv6 != cfg_.ipv6 || next.manageFrr != cfg_.manageFrr;
     cfg_ = next;
+    if (pinner_) {
+        pinner_->setSettings(pinSettings());
+    } else if (!cfg_.uplinkPins.empty()) {
+        startPinner();
+        for (const auto& [ifindex, port] : ports_) pinner_->onLink(port.link, false);
+        pinner_->start();
+        if (stateDb_) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+    }
     registry_.setLimits(limitsOf(cfg_));
     registry_.setLiveness(livenessOf(cfg_), Clock::now());
     log::notice("config applied: ", cfg_.interfaces.size(), " interface patterns");
@@ -156,6 +179,7 @@ netlink::HostRoute Daemon::routeFor(const IpAddr& ip, int ifindex) const {
 }
 
 void Daemon::onLink(const netlink::LinkState& link, bool removed) {
+    if (pinner_) pinner_->onLink(link, removed);
     auto it = ports_.find(link.ifindex);
     bool wasUp = it != ports_.end() && it->second.link.operUp && it->second.managed;
     if (removed) {
@@ -479,7 +503,9 @@ void Daemon::publishStats() {
                 configRejected_,
                 redisErrors_ + hostTable_->errors() + foreignTable_->errors(),
                 foreign_.size(),
-                frrStatus_};
+                frrStatus_,
+                pinner_ ? std::optional(pinner_->stats()) : std::nullopt,
+                pinner_ ? std::optional(pinner_->watchStats()) : std::nullopt};
     redis::Fields row =
         statsRow(v, wallClock(Clock::now(), Clock::now(), std::chrono::system_clock::now()));
     std::vector<std::string> args{"HSET",

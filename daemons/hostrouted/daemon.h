@@ -24,6 +24,7 @@
 #include "twinrail/netlink/route_table.h"
 #include "twinrail/redis/client.h"
 #include "twinrail/redis/state_table.h"
+#include "uplink_pinner.h"
 
 namespace twinrail::hostrouted {
 
@@ -81,6 +82,8 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void onFrrRestart(const std::string& daemon);
     std::vector<OurRoute> ourImportedRoutes() const;
     void publishStats();
+    PinSettings pinSettings() const;
+    void startPinner();
     void countRedisError(const redis::Value& reply);
     std::optional<redis::Fields> hostRowFor(const std::string& key) const;
     std::vector<std::string> allHostKeys() const;
@@ -104,6 +107,8 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<redis::Client> stateDb_;
     std::unique_ptr<redis::StateTable> hostTable_, foreignTable_;
     ForeignHosts foreign_;
+    std::unique_ptr<netlink::KernelPolicyWriter> policyWriter_;  // with uplink pins only
+    std::unique_ptr<UplinkPinner> pinner_;
     boost::asio::steady_timer registryTimer_, auditTimer_, statsTimer_, snapshotTimer_;
     bool inSnapshot_ = false;
     bool snapshotQueued_ = false;

@@ -9,6 +9,7 @@
 #include "prober.h"
 #include "twinrail/netlink/monitor.h"
 #include "twinrail/redis/client.h"
+#include "uplink_pinner.h"
 
 namespace twinrail::hostrouted {
 
@@ -33,6 +34,8 @@ struct StatsView {
     uint64_t configRejected = 0, redisErrors = 0;
     size_t foreignHosts = 0;
     std::string frrConfig;
+    std::optional<PinnerStats> pins;  // with UPLINK_PIN only
+    std::optional<netlink::RouteWatchStats> routeWatch;
 };
 redis::Fields statsRow(const StatsView& v, const std::string& updated);
 

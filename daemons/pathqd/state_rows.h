@@ -4,6 +4,8 @@
 //   PATHQD_STATS|global         counters
 #pragma once
 
+#include "twinrail/common/time_text.h"
+
 #include <functional>
 #include <map>
 #include <string>
@@ -19,7 +21,6 @@ inline constexpr const char* kWeightTable = "PATH_WEIGHT_TABLE";
 inline constexpr const char* kStatsTable = "PATHQD_STATS";
 
 std::string formatDouble(double v, int decimals);
-std::string isoTime(std::chrono::system_clock::time_point t);
 
 // Routes that share a nexthop group (zebra gives every distinct set of nexthops and
 // weights its own) become one row keyed "nhg<id>", or "route <prefix>" for routes that

@@ -16,7 +16,9 @@
 #include "twinrail/lab/process.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/netlink/monitor.h"
+#include "twinrail/netlink/policy_writer.h"
 #include "twinrail/netlink/route_table.h"
+#include "twinrail/netlink/route_watch.h"
 
 using namespace twinrail;
 using namespace std::chrono_literals;
@@ -246,4 +248,111 @@ TEST_F(NetlinkIt, DumpsRacingAddressChurnAreRetriedNotFatal) {
     EXPECT_GT(completed, 0);
     EXPECT_GT(monitor.stats().dumpsInterrupted, 0u) << "the churn never raced a dump";
     EXPECT_EQ(rec.ours(), 20u);
+}
+
+namespace {
+
+const netlink::KernelRoute* findRoute(const netlink::RouteWatch& w, uint32_t table,
+                                      const char* prefix) {
+    auto p = *IpPrefix::parse(prefix);
+    for (const auto& [key, r] : w.routes())
+        if (key.table == table && key.dst == p) return &r;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_F(NetlinkIt, RouteWatchFollowsRoutesAndNexthopObjectsWithoutRedumping) {
+    for (int i = 1; i <= 5; ++i)
+        fabric_->execOk("a", "ip route add 10.60." + std::to_string(i) + ".0/24 via 10.50.0.2");
+    boost::asio::io_context io;
+    size_t changes = 0;
+    int snapshots = 0;
+    netlink::RouteWatch watch(io, {RT_TABLE_MAIN}, [&](const auto& changed, bool done) {
+        changes += changed.size();
+        snapshots += done;
+    });
+    watch.start();
+    io.run_for(300ms);
+    ASSERT_TRUE(watch.synced());
+    ASSERT_NE(findRoute(watch, RT_TABLE_MAIN, "10.60.3.0/24"), nullptr);
+    EXPECT_EQ(findRoute(watch, RT_TABLE_MAIN, "10.60.3.0/24")->nexthops.at(0).gateway.str(),
+              "10.50.0.2");
+
+    fabric_->execOk("a", "ip route del 10.60.3.0/24");
+    fabric_->execOk("a", "ip nexthop add id 10 via 10.50.0.2 dev p0");
+    fabric_->execOk("a", "ip nexthop add id 11 via 10.50.0.3 dev p0");
+    fabric_->execOk("a", "ip nexthop add id 20 group 10,3/11,5");
+    fabric_->execOk("a", "ip route add 10.70.0.0/24 nhid 20");
+    io.run_for(300ms);
+    EXPECT_EQ(findRoute(watch, RT_TABLE_MAIN, "10.60.3.0/24"), nullptr);
+    const auto* grouped = findRoute(watch, RT_TABLE_MAIN, "10.70.0.0/24");
+    ASSERT_NE(grouped, nullptr);
+    ASSERT_EQ(grouped->nexthops.size(), 2u);
+    EXPECT_EQ(grouped->nexthops[0].weight, 3u);
+    EXPECT_EQ(grouped->nexthops[1].weight, 5u);
+
+    // New weights in the group object itself: no route event, the route follows anyway.
+    fabric_->execOk("a", "ip nexthop replace id 20 group 10,1/11,7");
+    io.run_for(300ms);
+    grouped = findRoute(watch, RT_TABLE_MAIN, "10.70.0.0/24");
+    ASSERT_NE(grouped, nullptr);
+    ASSERT_EQ(grouped->nexthops.size(), 2u);
+    EXPECT_EQ(grouped->nexthops[1].weight, 7u);
+    EXPECT_EQ(snapshots, 1) << "followed by events, not by dumps";
+    EXPECT_EQ(watch.stats().snapshots, 1u);
+    EXPECT_GE(changes, 8u);
+}
+
+TEST_F(NetlinkIt, PolicyWriterRoutesAndRulesAreWhatTheWatchSees) {
+    int ifindex = std::stoi(fabric_->execOk("a", "cat /sys/class/net/p0/ifindex"));
+    boost::asio::io_context io;
+    netlink::RouteWatch watch(io, {RT_TABLE_MAIN, 1000}, [](const auto&, bool) {});
+    watch.start();
+    io.run_for(200ms);
+    netlink::KernelPolicyWriter writer;
+    netlink::KernelRoute pinned;
+    pinned.dst = *IpPrefix::parse("10.80.0.0/24");
+    pinned.table = 1000;
+    pinned.protocol = 201;
+    pinned.nexthops = {{ifindex, *IpAddr::parse("169.254.0.1"), 1, true}};
+    netlink::KernelRoute thrown;
+    thrown.dst = *IpPrefix::parse("10.80.0.2/32");
+    thrown.table = 1000;
+    thrown.protocol = 201;
+    thrown.type = RTN_THROW;
+    netlink::PolicyRule rule{AF_INET, 1000, "p0", 1000, 201};
+    writer.submit({netlink::PolicyOp::ReplaceRoute, pinned, {}});
+    writer.submit({netlink::PolicyOp::ReplaceRoute, thrown, {}});
+    writer.submit({netlink::PolicyOp::AddRule, {}, rule});
+    writer.submit({netlink::PolicyOp::AddRule, {}, rule});  // EEXIST, per operation
+    auto results = writer.flush();
+    ASSERT_EQ(results.size(), 4u);
+    EXPECT_EQ(results[0].error, 0) << strerror(results[0].error);
+    EXPECT_EQ(results[1].error, 0) << strerror(results[1].error);
+    EXPECT_EQ(results[2].error, 0) << strerror(results[2].error);
+    EXPECT_EQ(results[3].error, EEXIST);
+    EXPECT_NE(fabric_->execOk("a", "ip route show table 1000")
+                  .find("10.80.0.0/24 via 169.254.0.1 dev p0 proto 201 onlink"),
+              std::string::npos);
+    EXPECT_NE(fabric_->execOk("a", "ip rule").find("from all iif p0 lookup 1000 proto 201"),
+              std::string::npos);
+    auto rules = writer.dumpRules(AF_INET, 201);
+    ASSERT_EQ(rules.size(), 1u);
+    EXPECT_EQ(rules[0], rule);
+
+    io.run_for(200ms);
+    const auto* seen = findRoute(watch, 1000, "10.80.0.0/24");
+    ASSERT_NE(seen, nullptr);
+    EXPECT_EQ(seen->nexthops, pinned.nexthops);
+    ASSERT_NE(findRoute(watch, 1000, "10.80.0.2/32"), nullptr);
+    EXPECT_EQ(findRoute(watch, 1000, "10.80.0.2/32")->type, RTN_THROW);
+
+    writer.submit({netlink::PolicyOp::RemoveRoute, pinned, {}});
+    writer.submit({netlink::PolicyOp::RemoveRoute, thrown, {}});
+    writer.submit({netlink::PolicyOp::RemoveRule, {}, rule});
+    for (const auto& r : writer.flush()) EXPECT_EQ(r.error, 0) << strerror(r.error);
+    io.run_for(200ms);
+    EXPECT_EQ(findRoute(watch, 1000, "10.80.0.0/24"), nullptr);
+    EXPECT_TRUE(writer.dumpRules(AF_INET, 201).empty());
 }

@@ -28,7 +28,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [options]
 
-  up [--plan FILE] [--keep] [--steer]
+  up [--plan FILE] [--keep] [--steer] [--lb ecmp|static]
                        build the plan (default: 2 planes x 2 leaves x 2 spines, 2 servers
                        x 2 NICs) in namespaces; every switch runs FRR, its own Redis,
                        pathqd and (leaves) hostrouted; returns when every NIC reaches
@@ -36,6 +36,8 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
                        of the same name first. Plans come from twinrail-plan: NICs
                        attached as bonds (the default) or routed (--attach routed).
                        --steer: planesteer on every bonded NIC (see planesteer(8)).
+                       --lb static: static smart routing on every leaf (each downlink
+                       pinned to its planned uplink, hostrouted(8) UPLINK_PIN).
   status [--json]      processes, BGP sessions, host routes, NIC reachability per plane
   fail NODE[:PORT]     take a switch (all its ports) or one port down
   restore NODE[:PORT]  bring it back; NICs on it announce themselves again
@@ -77,8 +79,9 @@ struct Options {
     bool json = false;
     lab::FrrRestart frrRestart = lab::FrrRestart::Kill;
     bool killGiven = false;
-    bool keep = false;   // up: leave a lab that failed to come up, to look at it
-    bool steer = false;  // up: planesteer on every bonded NIC
+    bool keep = false;                    // up: leave a lab that failed to come up, to look at it
+    bool steer = false;                   // up: planesteer on every bonded NIC
+    std::optional<plan::Request::Lb> lb;  // up: overrides the plan's
     lab::LabBinaries bins;
 };
 
@@ -127,6 +130,9 @@ Options parse(int argc, char** argv) {
             o.json = true;
         } else if (a == "--keep") {
             o.keep = true;
+        } else if (a == "--lb") {
+            o.lb = plan::parseLb(value());
+            if (!o.lb) throw UsageError{"--lb: ecmp or static"};
         } else if (a == "--steer") {
             o.steer = true;
         } else if (a == "--planesteer") {
@@ -157,7 +163,9 @@ plan::Plan planFor(const Options& o) {
         p = plan::planFromJson(j);
     }
     if (auto* e = std::get_if<plan::SizingError>(&p)) throw std::invalid_argument(e->message);
-    return std::get<plan::Plan>(p);
+    auto out = std::get<plan::Plan>(p);
+    if (o.lb) out.request.lb = *o.lb;
+    return out;
 }
 
 int up(const Options& o) {

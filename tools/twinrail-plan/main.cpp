@@ -40,6 +40,9 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
                            dual-send ARP, leaves proxy ARP and route it as a /32;
                            routed: separate ports, receive-only BGP to both leaves
   --host-bgp               the same as --attach routed
+  --lb ecmp|static         leaf uplink balancing                                  [ecmp]
+                           static: the seed's static smart routing, each downlink
+                           pinned to one uplink (UPLINK_PIN in the leaves' config_db)
   --gateway-mac MAC        the one MAC of the rail gateways (bond)   [00:00:5e:00:01:01]
 
   --out DIR     write DIR/plan.json, DIR/cabling.csv, DIR/cabling.json,
@@ -126,6 +129,10 @@ Args parse(int argc, char** argv) {
             auto at = plan::parseAttach(value(i));
             if (!at) throw UsageError{"--attach: bond, routed or evpn-mh"};
             r.attach = *at;
+        } else if (f == "--lb") {
+            auto lb = plan::parseLb(value(i));
+            if (!lb) throw UsageError{"--lb: ecmp or static"};
+            r.lb = *lb;
         } else if (f == "--host-bgp") {  // the routed attachment's old name
             r.attach = plan::Attach::Routed;
         } else if (f == "--gateway-mac") {

@@ -31,6 +31,8 @@ show:
   host-routes [--interface IF] [--family 4|6]   hostrouted's host routes (STATE_DB)
   path-quality                                  pathqd's measured quality per fabric port
   weights                                       kernel WCMP weights of BGP multipath routes
+  uplink-pins                                   static smart routing: each downlink's uplink,
+                                                pinned or fallen back to multipath
   stats                                         hostrouted's and pathqd's counters
   config                                        the daemons' CONFIG_DB tables
 
@@ -182,14 +184,15 @@ int show(const Options& o) {
     if (w.size() < 2) throw UsageError{"show what?"};
     const std::string what = w[1];
     if (what != "config" && what != "host-routes" && what != "path-quality" && what != "weights" &&
-        what != "stats") {
+        what != "stats" && what != "uplink-pins") {
         throw UsageError{"unknown: show " + what};
     }
     StateReader r(o);
     if (what == "config") {
         if (!r.open("CONFIG_DB")) return exitcode::kUnavailable;
         std::map<std::string, cli::Fields> rows;
-        for (const char* t : {"HOSTROUTED", "HOSTROUTED_INTERFACE", "PATHQD", "PATHQD_PORT"}) {
+        for (const char* t :
+             {"HOSTROUTED", "HOSTROUTED_INTERFACE", "UPLINK_PIN", "PATHQD", "PATHQD_PORT"}) {
             for (auto& row : r.table(t))
                 rows[std::string(t) + r.separator() + row.key] = row.fields;
         }
@@ -213,6 +216,11 @@ int show(const Options& o) {
         return stale ? kNotRunning : exitcode::kOk;
     }
     if (w.size() > 2) throw UsageError{"show " + what + " takes no options"};
+    if (what == "uplink-pins") {
+        bool stale = warnStale(readStats(r, {{"hostrouted", "HOST_ROUTE_STATS"}}));
+        emit(o, cli::uplinkPinsView(r.table("UPLINK_PIN_TABLE")));
+        return stale ? kNotRunning : exitcode::kOk;
+    }
     if (what == "path-quality" || what == "weights") {
         bool stale = warnStale(readStats(r, {{"pathqd", "PATHQD_STATS"}}));
         emit(o, what == "weights" ? cli::weightsView(r.table("PATH_WEIGHT_TABLE"))

@@ -81,6 +81,21 @@ View weightsView(const std::vector<Row>& rows) {
     return v;
 }
 
+View uplinkPinsView(const std::vector<Row>& rows) {
+    View v;
+    v.columns = {"DOWNLINK", "UPLINK", "TABLE", "STATE", "PINNED PREFIXES", "SINCE", "REASON"};
+    for (const auto& r : rows) {
+        std::string prefixes = field(r.fields, "routes_v4");
+        if (field(r.fields, "routes_v6") != "0" && !field(r.fields, "routes_v6").empty())
+            prefixes += " + " + field(r.fields, "routes_v6") + " v6";
+        v.rows.push_back({r.key, field(r.fields, "uplink"), field(r.fields, "table"),
+                          field(r.fields, "state"), prefixes, field(r.fields, "since"),
+                          field(r.fields, "reason")});
+        v.json.push_back(asJson(r, "downlink"));
+    }
+    return v;
+}
+
 View statsView(const std::map<std::string, Fields>& statsByDaemon) {
     View v;
     v.columns = {"COUNTER"};

@@ -32,6 +32,8 @@ struct HostFilter {
 View hostRoutesView(const std::vector<Row>& rows, const HostFilter& filter);
 View pathQualityView(const std::vector<Row>& rows);
 View weightsView(const std::vector<Row>& rows);
+// Static smart routing: each downlink's pinned uplink, pinned or fallen back (and why).
+View uplinkPinsView(const std::vector<Row>& rows);
 // One column per daemon, one row per counter.
 View statsView(const std::map<std::string, Fields>& statsByDaemon);
 // CONFIG_DB rows of the daemons' tables: TABLE|key -> fields.

@@ -1,5 +1,8 @@
 #include "twinrail/netlink/link_stats.h"
 
+#include "attrs.h"
+#include "twinrail/netlink/route_watch.h"
+
 #include <linux/ethtool.h>
 #include <linux/gen_stats.h>
 #include <linux/if.h>
@@ -27,46 +30,7 @@
 namespace twinrail::netlink {
 namespace {
 
-using Bytes = std::span<const uint8_t>;
-
-// Attributes of a message as (type -> payload) with every length checked.
-std::map<uint16_t, Bytes> attributes(Bytes area) {
-    std::map<uint16_t, Bytes> out;
-    while (area.size() >= sizeof(nlattr)) {
-        nlattr a{};
-        std::memcpy(&a, area.data(), sizeof a);
-        if (a.nla_len < sizeof(nlattr) || a.nla_len > area.size()) break;
-        out[a.nla_type & NLA_TYPE_MASK] = area.subspan(NLA_HDRLEN, a.nla_len - NLA_HDRLEN);
-        size_t step = NLA_ALIGN(a.nla_len);
-        if (step >= area.size()) break;
-        area = area.subspan(step);
-    }
-    return out;
-}
-
-template <typename T>
-std::optional<T> scalar(const std::map<uint16_t, Bytes>& attrs, uint16_t type) {
-    auto it = attrs.find(type);
-    if (it == attrs.end() || it->second.size() < sizeof(T)) return std::nullopt;
-    T v;
-    std::memcpy(&v, it->second.data(), sizeof v);
-    return v;
-}
-
-std::string text(const std::map<uint16_t, Bytes>& attrs, uint16_t type) {
-    auto it = attrs.find(type);
-    if (it == attrs.end()) return {};
-    const auto* p = reinterpret_cast<const char*>(it->second.data());
-    return std::string(p, strnlen(p, it->second.size()));
-}
-
-std::optional<IpAddr> address(const std::map<uint16_t, Bytes>& attrs, uint16_t type) {
-    auto it = attrs.find(type);
-    if (it == attrs.end()) return std::nullopt;
-    if (it->second.size() == 4) return IpAddr::v4(it->second.data());
-    if (it->second.size() == 16) return IpAddr::v6(it->second.data());
-    return std::nullopt;
-}
+using namespace detail;  // NOLINT(google-build-using-namespace)
 
 class Fd {
   public:
@@ -81,20 +45,6 @@ class Fd {
   private:
     int fd_;
 };
-
-// The fixed header of a reply of `type` and the attributes after it; nullopt when the
-// message is of another type or too short for the header.
-template <typename Header>
-std::optional<std::pair<Header, Bytes>> body(const nlmsghdr* msg, uint16_t type) {
-    if (msg->nlmsg_type != type || msg->nlmsg_len < NLMSG_LENGTH(sizeof(Header)))
-        return std::nullopt;
-    Bytes all(reinterpret_cast<const uint8_t*>(msg), msg->nlmsg_len);
-    Header h{};
-    std::memcpy(&h, all.data() + NLMSG_HDRLEN, sizeof h);
-    size_t attrStart = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(Header));
-    if (attrStart > all.size()) return std::nullopt;
-    return std::pair{h, all.subspan(attrStart)};
-}
 
 // Sends one dump request and calls `each` with every reply message; each is whole
 // (nlmsg_len checked against what was received), so the decoders can trust nlmsg_len.
@@ -220,49 +170,15 @@ std::optional<NexthopObject> decodeNexthop(const nlmsghdr* msg) {
 
 std::optional<RouteWeights> decodeRouteWeights(const nlmsghdr* msg, int family, uint8_t protocol,
                                                const NexthopObjects& objects) {
-    auto b = body<rtmsg>(msg, RTM_NEWROUTE);
-    if (!b) return std::nullopt;
-    const auto& [rt, area] = *b;
-    if (rt.rtm_protocol != protocol || rt.rtm_table != RT_TABLE_MAIN) return std::nullopt;
-    auto attrs = attributes(area);
-    RouteWeights r;
-    auto dst = address(attrs, RTA_DST);
-    r.dst.addr = dst.value_or(family == AF_INET ? IpAddr::v4(std::array<uint8_t, 4>{}.data())
-                                                : IpAddr::v6(std::array<uint8_t, 16>{}.data()));
-    r.dst.length = rt.rtm_dst_len;
-    if (auto nhid = scalar<uint32_t>(attrs, RTA_NH_ID)) {
-        r.nhid = *nhid;
-        auto it = objects.find(*nhid);
-        if (it == objects.end()) return std::nullopt;
-        if (it->second.group.empty()) r.nexthops.push_back(it->second.single);
-        for (const auto& [member, weight] : it->second.group) {
-            auto m = objects.find(member);
-            if (m == objects.end()) continue;
-            WeightedNexthop w = m->second.single;
-            w.weight = weight;
-            r.nexthops.push_back(w);
-        }
-    } else if (auto it = attrs.find(RTA_MULTIPATH); it != attrs.end()) {
-        Bytes mp = it->second;
-        while (mp.size() >= sizeof(rtnexthop)) {
-            rtnexthop rtnh{};
-            std::memcpy(&rtnh, mp.data(), sizeof rtnh);
-            if (rtnh.rtnh_len < sizeof rtnh || rtnh.rtnh_len > mp.size()) break;
-            auto nattrs = attributes(
-                mp.subspan(RTNH_ALIGN(sizeof rtnh), rtnh.rtnh_len - RTNH_ALIGN(sizeof rtnh)));
-            // rtnh_hops is weight - 1, as in nexthop_grp.
-            WeightedNexthop w{rtnh.rtnh_ifindex, address(nattrs, RTA_GATEWAY).value_or(IpAddr{}),
-                              uint32_t{rtnh.rtnh_hops} + 1};
-            r.nexthops.push_back(w);
-            size_t step = RTNH_ALIGN(rtnh.rtnh_len);
-            if (step >= mp.size()) break;
-            mp = mp.subspan(step);
-        }
-    } else {
-        WeightedNexthop w;
-        w.ifindex = static_cast<int>(scalar<uint32_t>(attrs, RTA_OIF).value_or(0));
-        w.gateway = address(attrs, RTA_GATEWAY).value_or(IpAddr{});
-        r.nexthops.push_back(w);
+    auto ev = decodeRouteEvent(msg);
+    if (!ev || ev->removed || ev->route.protocol != protocol || ev->route.table != RT_TABLE_MAIN ||
+        ev->route.dst.addr.family() != family)
+        return std::nullopt;
+    RouteWeights r{ev->route.dst, ev->route.nhid, std::move(ev->route.nexthops)};
+    if (r.nhid != 0) {
+        auto nh = resolveNexthops(r.nhid, objects);
+        if (!nh) return std::nullopt;
+        r.nexthops = std::move(*nh);
     }
     return r;
 }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "attrs.h"
 #include "twinrail/netlink/parse.h"
 
 namespace twinrail::netlink {
@@ -86,15 +87,9 @@ void KernelRouteTable::encode(RouteOp op, const HostRoute& route, uint32_t seq) 
 std::vector<RouteResult> KernelRouteTable::flush() {
     std::vector<RouteResult> results;
     results.reserve(pending_.size());
-    size_t first = 0;
-    for (size_t i = 0; i < pending_.size(); ++i) {
-        size_t chunk = pending_[i].offset + pending_[i].length - pending_[first].offset;
-        if (chunk > kChunkBytes && i > first) {
-            sendChunk(first, i, results);
-            first = i;
-        }
-    }
-    if (first < pending_.size()) sendChunk(first, pending_.size(), results);
+    detail::inChunks(pending_, kChunkBytes, [this, &results](size_t first, size_t last) {
+        sendChunk(first, last, results);
+    });
     pending_.clear();
     buffer_.clear();
     return results;

@@ -56,6 +56,7 @@ class Builder {
         addSubnets();
         for (int srv = 0; srv < s_.servers; ++srv) plan_.servers.push_back(server(srv));
         addUplinks();
+        assignUplinkPins(plan_);
         return std::move(plan_);
     }
 
@@ -148,7 +149,7 @@ class Builder {
                 np.leafPort = portName(portIdx / s_.leafDownBreakout + 1,
                                        portIdx % s_.leafDownBreakout, s_.leafDownBreakout);
                 lf.ports.push_back({np.leafPort, s_.nicPortSpeedGbps, PortRole::Host,
-                                    out.name + "/" + nic.name, np.name});
+                                    out.name + "/" + nic.name, np.name, ""});
                 nic.ports.push_back(np);
             }
             out.nics.push_back(std::move(nic));
@@ -170,8 +171,10 @@ class Builder {
                                               u % s_.leafUpBreakout, s_.leafUpBreakout);
                     std::string spp = portName(spineIdx / s_.spineBreakout + 1,
                                                spineIdx % s_.spineBreakout, s_.spineBreakout);
-                    lf.ports.push_back({lp, s_.uplinkSpeedGbps, PortRole::Uplink, spn.name, spp});
-                    spn.ports.push_back({spp, s_.uplinkSpeedGbps, PortRole::Downlink, lf.name, lp});
+                    lf.ports.push_back(
+                        {lp, s_.uplinkSpeedGbps, PortRole::Uplink, spn.name, spp, ""});
+                    spn.ports.push_back(
+                        {spp, s_.uplinkSpeedGbps, PortRole::Downlink, lf.name, lp, ""});
                 }
             }
         }
@@ -206,6 +209,30 @@ const RailSubnet* Plan::subnetFor(int group, int rail) const {
     for (const auto& s : subnets)
         if (s.group == group && s.rail == rail) return &s;
     return nullptr;
+}
+
+const char* lbName(Request::Lb lb) {
+    return lb == Request::Lb::Static ? "static" : "ecmp";
+}
+
+std::optional<Request::Lb> parseLb(const std::string& name) {
+    if (name == "ecmp") return Request::Lb::Ecmp;
+    if (name == "static") return Request::Lb::Static;
+    return std::nullopt;
+}
+
+void assignUplinkPins(Plan& plan) {
+    for (auto& sw : plan.switches) {
+        if (sw.spine) continue;
+        std::vector<SwitchPort*> down;
+        std::vector<const SwitchPort*> up;
+        for (auto& p : sw.ports) {
+            if (p.role == PortRole::Host) down.push_back(&p);
+            if (p.role == PortRole::Uplink) up.push_back(&p);
+        }
+        for (size_t i = 0; i < down.size(); ++i)
+            down[i]->pinnedUplink = up.empty() ? "" : up[i * up.size() / down.size()]->name;
+    }
 }
 
 std::variant<Plan, SizingError> buildPlan(const Request& request) {

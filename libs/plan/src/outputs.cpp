@@ -216,6 +216,8 @@ json configDb(const Plan& plan, const Switch& sw) {
     for (const auto& p : sw.ports) {
         if (p.role != PortRole::Host) continue;
         db["HOSTROUTED_INTERFACE"][p.name] = json::object();
+        if (plan.request.lb == Request::Lb::Static && !p.pinnedUplink.empty())
+            db["UPLINK_PIN"][p.name] = {{"uplink", p.pinnedUplink}};
         // The peer is <server>/nic<rail>; its rail decides the subnet.
         auto at = p.peer.rfind("/nic");
         int rail = at == std::string::npos ? 0 : std::atoi(p.peer.c_str() + at + 4);

@@ -15,7 +15,9 @@ namespace {
 using json = nlohmann::json;
 // 2: request.attach and request.gateway_mac replace request.host_bgp. Version 1 files are
 // read as before: host_bgp true is the routed attachment, false the bond one.
-constexpr int kVersion = 2;
+// 3: request.lb and the leaves' host ports' pinned_uplink; older files get the pins
+// computed as buildPlan() does.
+constexpr int kVersion = 3;
 
 json modelJson(const SwitchModel& m) {
     return {{"name", m.name},
@@ -126,6 +128,12 @@ Request readRequest(const json& j, const std::string& at) {
     } else {
         r.attach = get<bool>(j, "host_bgp", at) ? Attach::Routed : Attach::Bond;
     }
+    if (j.contains("lb")) {
+        auto name = get<std::string>(j, "lb", at);
+        auto lb = parseLb(name);
+        if (!lb) throw FieldError(at + ".lb: \"" + name + "\" is not ecmp or static");
+        r.lb = *lb;
+    }
     return r;
 }
 
@@ -158,6 +166,8 @@ Switch readSwitch(const json& j, const std::string& at) {
         p.role = readRole(get<std::string>(ports[i], "role", pa), pa);
         p.peer = get<std::string>(ports[i], "peer", pa);
         p.peerPort = get<std::string>(ports[i], "peer_port", pa);
+        if (ports[i].contains("pinned_uplink"))
+            p.pinnedUplink = get<std::string>(ports[i], "pinned_uplink", pa);
         sw.ports.push_back(p);
     }
     return sw;
@@ -185,6 +195,27 @@ Server readServer(const json& j, const std::string& at) {
         s.nics.push_back(std::move(nic));
     }
     return s;
+}
+
+// A pinned uplink must be one of the same leaf's uplinks.
+void checkPins(const Plan& p) {
+    for (size_t s = 0; s < p.switches.size(); ++s) {
+        const Switch& sw = p.switches[s];
+        for (size_t i = 0; i < sw.ports.size(); ++i) {
+            const SwitchPort& port = sw.ports[i];
+            if (port.pinnedUplink.empty()) continue;
+            std::string at = idx(idx("plan", "switches", s), "ports", i) + ".pinned_uplink";
+            if (port.role != PortRole::Host)
+                throw FieldError(at + ": only a leaf's host port is pinned");
+            bool found = false;
+            for (const auto& up : sw.ports)
+                found = found || (up.role == PortRole::Uplink && up.name == port.pinnedUplink);
+            if (!found) {
+                throw FieldError(at + ": \"" + port.pinnedUplink + "\" is not an uplink of " +
+                                 sw.name);
+            }
+        }
+    }
 }
 
 // Every cable must name a switch and port that exist, the same way from both ends.
@@ -227,7 +258,8 @@ json toJson(const Plan& p) {
                       {"uplink_speed_gbps", r.uplinkSpeedGbps},
                       {"spines_per_plane", r.spinesPerPlane},
                       {"attach", attachName(r.attach)},
-                      {"gateway_mac", r.gatewayMac}};
+                      {"gateway_mac", r.gatewayMac},
+                      {"lb", lbName(r.lb)}};
     out["sizing"] = sizingJson(p.sizing);
     out["host_asn"] = p.hostAsn;
     out["rail_subnets"] = json::array();
@@ -244,6 +276,7 @@ json toJson(const Plan& p) {
                              {"role", roleName(pt.role)},
                              {"peer", pt.peer},
                              {"peer_port", pt.peerPort}});
+            if (!pt.pinnedUplink.empty()) ports.back()["pinned_uplink"] = pt.pinnedUplink;
         }
         out["switches"].push_back({{"name", sw.name},
                                    {"role", sw.spine ? "spine" : "leaf"},
@@ -279,8 +312,8 @@ json toJson(const Plan& p) {
 std::variant<Plan, SizingError> planFromJson(const json& j) {
     try {
         int version = get<int>(j, "version", "plan");
-        if (version != 1 && version != kVersion) {
-            throw FieldError("plan.version: " + std::to_string(version) + " is not 1 or " +
+        if (version < 1 || version > kVersion) {
+            throw FieldError("plan.version: " + std::to_string(version) + " is not 1 to " +
                              std::to_string(kVersion));
         }
         Plan p;
@@ -310,6 +343,8 @@ std::variant<Plan, SizingError> planFromJson(const json& j) {
         for (size_t i = 0; i < servers.size(); ++i)
             p.servers.push_back(readServer(servers[i], idx("plan", "servers", i)));
         checkCabling(p);
+        if (version < 3) assignUplinkPins(p);
+        checkPins(p);
         return p;
     } catch (const FieldError& e) {
         return SizingError{e.what()};

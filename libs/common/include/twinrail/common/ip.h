@@ -11,7 +11,7 @@
 namespace twinrail {
 
 class IpAddr {
-public:
+  public:
     IpAddr() = default;
     static IpAddr v4(const uint8_t* bytes);
     static IpAddr v6(const uint8_t* bytes);
@@ -34,7 +34,7 @@ public:
     // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
     auto operator<=>(const IpAddr&) const = default;
 
-private:
+  private:
     int family_ = 0;
     std::array<uint8_t, 16> bytes_{};
 };
@@ -47,6 +47,7 @@ struct IpPrefix {
     bool contains(const IpAddr& ip) const;
     bool isBroadcastOf(const IpAddr& ip) const;  // IPv4 directed broadcast of this subnet
     std::string str() const;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
     auto operator<=>(const IpPrefix&) const = default;
 };
 

@@ -37,8 +37,11 @@ struct QdiscStats {
 
 struct WeightedNexthop {
     int ifindex = 0;
-    IpAddr gateway;
+    IpAddr gateway;  // of either family: FRR routes IPv4 via IPv6 link-locals (RFC 5549)
     uint32_t weight = 1;
+    bool onlink = false;  // RTNH_F_ONLINK: FRR's 169.254.0.1 next hops
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
+    auto operator<=>(const WeightedNexthop&) const = default;
 };
 
 struct RouteWeights {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -21,6 +22,9 @@ struct SwitchPort {
     PortRole role = PortRole::Host;
     std::string peer;      // switch name, or <server>/<nic>
     std::string peerPort;  // port name on the peer
+    // Leaves' host ports: the uplink that carries this downlink's traffic under static
+    // smart routing (downlink i of D to uplink floor(i * U / D), in port order).
+    std::string pinnedUplink;
     bool operator==(const SwitchPort&) const = default;
 };
 
@@ -86,6 +90,10 @@ struct Plan {
 std::variant<Plan, SizingError> buildPlan(const Request& request);
 
 const char* roleName(PortRole role);
+const char* lbName(Request::Lb lb);  // "ecmp", "static"
+std::optional<Request::Lb> parseLb(const std::string& name);
+// Fills every leaf host port's pinnedUplink (plans read from files older than version 3).
+void assignUplinkPins(Plan& plan);
 
 nlohmann::json toJson(const Plan& plan);
 // Reads a plan file's JSON; errors name the field ("switches[3].ports[0].speed_gbps").

@@ -55,6 +55,10 @@ struct Request {
     // The MAC of every rail gateway (every host port of every leaf, both planes) in the
     // modes where a host sees its two leaves as one gateway (bond, evpn-mh).
     std::string gatewayMac = "00:00:5e:00:01:01";
+    // Leaf uplink load balancing: Ecmp (BGP multipath, pathqd's weights when it runs) or
+    // Static, the seed's static smart routing: traffic entering a downlink leaves through
+    // the uplink the plan pins it to (SwitchPort::pinnedUplink), falling back to multipath.
+    enum class Lb { Ecmp, Static } lb = Lb::Ecmp;
     bool hostBgp() const { return attach == Attach::Routed; }
     bool operator==(const Request&) const = default;
 };

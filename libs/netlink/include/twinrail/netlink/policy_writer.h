@@ -1,0 +1,75 @@
+// Writes routes into policy tables and the rules that select them (`ip rule iif X lookup
+// T`). Operations are queued and sent in large multi-message datagrams, and the kernel's
+// ack for each comes back per operation, as route_table.h does for host routes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "twinrail/netlink/route_watch.h"
+
+namespace twinrail::netlink {
+
+struct PolicyRule {
+    int family = 0;  // AF_INET, AF_INET6
+    uint32_t priority = 0;
+    std::string iif;
+    uint32_t table = 0;
+    uint8_t protocol = 0;  // FRA_PROTOCOL: who owns it
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
+    auto operator<=>(const PolicyRule&) const = default;
+};
+
+struct PolicyOp {
+    enum Kind { ReplaceRoute, RemoveRoute, AddRule, RemoveRule } kind = ReplaceRoute;
+    KernelRoute route;
+    PolicyRule rule;
+};
+
+struct PolicyResult {
+    PolicyOp op;
+    int error = 0;  // errno from the kernel, 0 on success
+};
+
+class PolicyWriter {
+  public:
+    virtual ~PolicyWriter() = default;
+    virtual void submit(PolicyOp op) = 0;
+    virtual std::vector<PolicyResult> flush() = 0;
+    // Rules of `family` with `protocol`, as the kernel holds them.
+    virtual std::vector<PolicyRule> dumpRules(int family, uint8_t protocol) = 0;
+};
+
+class KernelPolicyWriter final : public PolicyWriter {
+  public:
+    KernelPolicyWriter();
+    ~KernelPolicyWriter() override;
+    KernelPolicyWriter(const KernelPolicyWriter&) = delete;
+    KernelPolicyWriter& operator=(const KernelPolicyWriter&) = delete;
+
+    void submit(PolicyOp op) override;
+    std::vector<PolicyResult> flush() override;
+    std::vector<PolicyRule> dumpRules(int family, uint8_t protocol) override;
+
+  private:
+    void encode(const PolicyOp& op, uint32_t seq);
+    void sendChunk(size_t first, size_t last, std::vector<PolicyResult>& results);
+
+    struct Pending {
+        PolicyOp op;
+        uint32_t seq;
+        size_t offset, length;
+    };
+    int fd_ = -1;
+    std::vector<Pending> pending_;
+    std::vector<uint8_t> buffer_;
+    uint32_t nextSeq_ = 1;
+};
+
+// The messages, exposed for tests: one RTM_NEWROUTE/RTM_DELROUTE/RTM_NEWRULE/RTM_DELRULE.
+std::vector<uint8_t> encodePolicyOp(const PolicyOp& op, uint32_t seq);
+// RTM_NEWRULE (a dump reply) as a rule; nullopt for other messages or actions.
+std::optional<PolicyRule> decodeRule(const nlmsghdr* msg);
+
+}  // namespace twinrail::netlink

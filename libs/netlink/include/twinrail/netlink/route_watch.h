@@ -1,0 +1,134 @@
+// Follows the kernel's routes of some tables, event by event, without dumping them every
+// period. pathqd reads its multipath weights from it and hostrouted's uplink pinning
+// mirrors the main table through it; at 100k routes a dump per second was most of
+// pathqd's CPU (issue 12), while the events of a steady fabric cost nothing.
+//
+// One non-blocking socket on the io_context carries both the subscriptions and the
+// dumps, so what it reads is in the kernel's order: a change during a dump arrives after
+// the part of the dump it changed, or is part of it. A snapshot (at start, after the
+// kernel dropped events with ENOBUFS, or on request) dumps nexthop objects and routes and
+// then removes whatever it did not see; a dump the kernel flags as interrupted
+// (NLM_F_DUMP_INTR) is repeated instead of swept. Nothing here blocks: a dump is a
+// request sent and replies read as they come.
+#pragma once
+
+#include <linux/netlink.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "twinrail/netlink/link_stats.h"
+
+namespace twinrail::netlink {
+
+// A route as the kernel holds it, its nexthops resolved through nexthop objects.
+struct KernelRoute {
+    IpPrefix dst;
+    uint32_t table = 254;
+    uint8_t protocol = 0;
+    uint8_t type = 1;  // RTN_UNICAST; RTN_THROW, RTN_BLACKHOLE, ...
+    uint32_t metric = 0;
+    uint32_t nhid = 0;  // 0: nexthops inline
+    std::vector<WeightedNexthop> nexthops;
+    bool operator==(const KernelRoute&) const = default;
+};
+
+// What tells two kernel routes apart: table, prefix, metric and, for a route without a
+// gateway (fe80::/64 dev X), its device.
+struct RouteKey {
+    uint32_t table = 0;
+    IpPrefix dst;
+    uint32_t metric = 0;
+    int oif = 0;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
+    auto operator<=>(const RouteKey&) const = default;
+};
+RouteKey keyOf(const KernelRoute& r);
+
+struct RouteEvent {
+    KernelRoute route;
+    bool removed = false;
+};
+// RTM_NEWROUTE / RTM_DELROUTE, nexthops as carried (inline, or only nhid). nullopt for
+// other messages, cloned (cache) routes and messages too short for their header.
+std::optional<RouteEvent> decodeRouteEvent(const nlmsghdr* msg);
+// The nexthops of an nhid route through `objects`; nullopt when an id is unknown.
+std::optional<std::vector<WeightedNexthop>> resolveNexthops(uint32_t nhid,
+                                                            const NexthopObjects& objects);
+
+struct RouteWatchStats {
+    uint64_t messages = 0;
+    uint64_t overflows = 0;  // ENOBUFS: events lost, snapshot taken again
+    uint64_t snapshots = 0;
+    uint64_t dumpsInterrupted = 0;
+    uint64_t unresolved = 0;  // routes whose nexthop object was not (yet) known
+};
+
+class RouteWatch {
+  public:
+    using Routes = std::map<RouteKey, KernelRoute>;
+    // `changed`: the keys added, changed or removed since the last call; `snapshotDone`
+    // when a snapshot completed (the view is whole again).
+    using OnChange = std::function<void(const std::vector<RouteKey>& changed, bool snapshotDone)>;
+
+    // Only routes of `tables` are kept.
+    RouteWatch(boost::asio::io_context& io, std::set<uint32_t> tables, OnChange onChange);
+    ~RouteWatch();
+    RouteWatch(const RouteWatch&) = delete;
+    RouteWatch& operator=(const RouteWatch&) = delete;
+
+    void start();  // opens the socket and starts the first snapshot; throws on failure
+    void stop();
+    void setTables(std::set<uint32_t> tables);  // takes a new snapshot
+    void resync();
+    bool synced() const { return synced_; }  // a snapshot has completed
+    const Routes& routes() const { return routes_; }
+    const RouteWatchStats& stats() const { return stats_; }
+
+  private:
+    void open();
+    void armRead();
+    void drain();
+    void handle(const nlmsghdr* msg);
+    void onRoute(const nlmsghdr* msg);
+    void onNexthop(const nlmsghdr* msg, bool removed);
+    void reresolve(uint32_t id);
+    void store(KernelRoute route);
+    void erase(const RouteKey& key);
+    void beginSnapshot();
+    void nextStage();
+    void endSnapshot();
+
+    boost::asio::io_context& io_;
+    std::set<uint32_t> tables_;
+    OnChange onChange_;
+    int fd_ = -1;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> descriptor_;
+    std::vector<uint32_t> buffer_;
+    Routes routes_;
+    NexthopObjects objects_;
+    std::map<uint32_t, std::set<RouteKey>> byNhid_;
+    std::set<RouteKey> notSeen_;  // during a snapshot: not yet seen again
+    std::set<uint32_t> objectsNotSeen_;
+    std::set<RouteKey> changed_;
+    boost::asio::steady_timer retryTimer_;
+    int stage_ = -1;  // -1: no dump; 0 nexthops, 1 IPv4 routes, 2 IPv6 routes
+    uint32_t seq_ = 0;
+    bool interrupted_ = false;
+    int interruptedInRow_ = 0;
+    bool resyncWanted_ = false;
+    bool synced_ = false;
+    bool snapshotDone_ = false;
+    RouteWatchStats stats_;
+};
+
+}  // namespace twinrail::netlink

@@ -1,0 +1,157 @@
+// Static smart routing on the lab (`twinrail-lab up --lb static`): real FRR, real
+// hostrouted. Traffic that enters p1-leaf1 on a downlink leaves through the uplink the
+// plan pins it to, seen in the uplinks' tx counters; it falls back to multipath when that
+// uplink fails and returns when it comes back; hostrouted's restart leaves it in place;
+// without the pins the same traffic spreads over both uplinks (the control: the counters
+// can tell the two apart).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "lab_fixture.h"
+#include "twinrail/lab/measure.h"
+
+namespace twinrail::it {
+namespace {
+
+using namespace std::chrono_literals;
+
+class LabLb : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
+        lab::PlanLab::down(name_);
+    }
+    void TearDown() override {
+        lab::PlanLab::down(name_);
+        EXPECT_TRUE(leftovers(name_).empty());
+    }
+
+    uint64_t txPackets(const std::string& node, const std::string& port) const {
+        auto r = lab::inNode(name_, node, "cat /sys/class/net/" + port + "/statistics/tx_packets");
+        return r.rc == 0 ? std::stoull(r.out) : 0;
+    }
+    std::string pinField(const std::string& leaf, const std::string& downlink,
+                         const std::string& field) const {
+        auto r =
+            lab::inNode(name_, leaf,
+                        "redis-cli -s " + lab::PlanLab::stateDir(name_) + "/" + leaf +
+                            "/redis.sock -n 6 HGET \"UPLINK_PIN_TABLE|" + downlink + "\" " + field);
+        return r.out.empty() ? "" : r.out.substr(0, r.out.size() - 1);
+    }
+    std::string rules(const std::string& leaf) const {
+        return lab::inNode(name_, leaf, "ip rule show pref 1000").out;
+    }
+    // srv1-nic1 -> srv1-nic2 (p1-leaf1 downlink swp1 to p1-leaf2, across the spines),
+    // 16 flows both ways for `seconds`, `event` after 2 s: {uplink -> tx packets} on
+    // p1-leaf1 and the flows' report.
+    std::pair<std::map<std::string, uint64_t>, nlohmann::json> run(
+        int seconds, const std::function<void()>& event = [] {}) {
+        std::map<std::string, uint64_t> before{{"swp3", txPackets("p1-leaf1", "swp3")},
+                                               {"swp4", txPackets("p1-leaf1", "swp4")}};
+        auto reports =
+            lab::measureDuring(name_, binaries(), {{"srv1-nic1", "srv1-nic2"}}, event, seconds);
+        std::cout << lab::describeMeasurement(reports);
+        std::map<std::string, uint64_t> delta;
+        for (const auto& [port, n] : before) delta[port] = txPackets("p1-leaf1", port) - n;
+        std::cout << "[figure] p1-leaf1 uplink tx packets: swp3 " << delta["swp3"] << ", swp4 "
+                  << delta["swp4"] << "\n";
+        return {delta, reports[0]};
+    }
+
+    std::string name_ = labName("l");
+};
+
+TEST_F(LabLb, StaticRoutingPinsFallsBackReturnsAndSurvivesRestart) {
+    auto built = twinrail::plan::buildPlan(lab::defaultLabRequest());
+    ASSERT_TRUE(std::holds_alternative<twinrail::plan::Plan>(built));
+    auto plan = std::get<twinrail::plan::Plan>(built);
+    plan.request.lb = twinrail::plan::Request::Lb::Static;
+    const auto* leaf = plan.findSwitch("p1-leaf1");
+    ASSERT_NE(leaf, nullptr);
+    for (const auto& p : leaf->ports)
+        if (p.name == "swp1") {
+            ASSERT_EQ(p.pinnedUplink, "swp3");
+        }
+    lab::PlanLab l(name_, plan, binaries());
+    ASSERT_NO_THROW(l.up());
+    // All of srv1-nic1's traffic through plane 1, so it enters p1-leaf1 on swp1.
+    lab::failNode(name_, "srv1-nic1:port2");
+    ASSERT_TRUE(lab::waitUntil([&] { return pinField("p1-leaf1", "swp1", "state") == "pinned"; },
+                               10s, 100ms))
+        << pinField("p1-leaf1", "swp1", "reason");
+    EXPECT_NE(rules("p1-leaf1").find("iif swp1 lookup 1000"), std::string::npos);
+
+    // Pinned: swp1's traffic leaves through swp3 only (swp4 sees BGP and probes).
+    auto [pinned, r1] = run(5);
+    EXPECT_EQ(r1["flows_not_recovered"], 0);
+    EXPECT_GT(pinned["swp3"], 5000u);
+    EXPECT_LT(pinned["swp4"], pinned["swp3"] / 20) << "pinned traffic leaked onto swp4";
+
+    // swp3 fails under traffic: its traffic falls back to multipath (swp4) at once.
+    std::string pinnedRoutes = pinField("p1-leaf1", "swp1", "routes_v4");
+    auto [fallen, r2] = run(6, [this] {
+        lab::failNode(name_, "p1-leaf1:swp3");
+        EXPECT_TRUE(lab::waitUntil(
+            [this] { return pinField("p1-leaf1", "swp1", "state") == "fallback"; }, 1s, 10ms));
+    });
+    EXPECT_EQ(r2["flows_not_recovered"], 0) << r2.dump();
+    std::cout << "[figure] fallback: longest silence " << r2["max_gap_ms"] << " ms\n";
+    EXPECT_EQ(pinField("p1-leaf1", "swp1", "reason"), "uplink swp3 down");
+    EXPECT_GT(fallen["swp4"], 5000u);
+    EXPECT_EQ(rules("p1-leaf1").find("iif swp1 "), std::string::npos);
+
+    // swp3 back: pinned again once BGP has routes through it.
+    lab::restoreNode(name_, binaries(), "p1-leaf1:swp3");
+    ASSERT_TRUE(lab::waitUntil([&] { return pinField("p1-leaf1", "swp1", "state") == "pinned"; },
+                               30s, 100ms));
+    // Prefix by prefix, as BGP learns them through swp3 again.
+    EXPECT_TRUE(lab::waitUntil(
+        [&] { return pinField("p1-leaf1", "swp1", "routes_v4") == pinnedRoutes; }, 30s, 100ms))
+        << pinField("p1-leaf1", "swp1", "routes_v4") << " of " << pinnedRoutes;
+    auto [back, r3] = run(5);
+    EXPECT_EQ(r3["flows_not_recovered"], 0);
+    EXPECT_LT(back["swp4"], back["swp3"] / 20);
+
+    // hostrouted stopped (SIGTERM) and started: the rules and tables stay, and so does the
+    // pinning meanwhile; the new process finds them in place.
+    std::string rulesBefore = rules("p1-leaf1");
+    auto table = lab::inNode(name_, "p1-leaf1", "ip route show table 1000").out;
+    ASSERT_TRUE(lab::stopService(name_, "p1-leaf1", lab::Service::Hostrouted, SIGTERM));
+    EXPECT_EQ(rules("p1-leaf1"), rulesBefore);
+    EXPECT_EQ(lab::inNode(name_, "p1-leaf1", "ip route show table 1000").out, table);
+    auto [away, r4] = run(4);
+    EXPECT_LT(away["swp4"], away["swp3"] / 20) << "not pinned while hostrouted was away";
+    lab::startService(name_, binaries(), "p1-leaf1", lab::Service::Hostrouted);
+    EXPECT_EQ(rules("p1-leaf1"), rulesBefore);
+    auto log = lab::sh("grep 'rules in place' " + lab::PlanLab::stateDir(name_) +
+                       "/p1-leaf1/hostrouted.log | tail -1")
+                   .out;
+    EXPECT_NE(log.find("2 rules in place"), std::string::npos) << log;
+    EXPECT_NE(log.find(" 0 rule writes"), std::string::npos) << log;
+    std::cout << "[figure] restart: " << log;
+    EXPECT_EQ(pinField("p1-leaf1", "swp1", "state"), "pinned");
+
+    // The control: the pins removed from the config (SIGHUP), the same traffic spreads.
+    std::string cfgPath = lab::PlanLab::stateDir(name_) + "/p1-leaf1/config_db.json";
+    nlohmann::json cfg;
+    std::ifstream(cfgPath) >> cfg;
+    cfg.erase("UPLINK_PIN");
+    std::ofstream(cfgPath) << cfg.dump(2);
+    for (pid_t pid : lab::servicePids(name_, "p1-leaf1", lab::Service::Hostrouted))
+        ::kill(pid, SIGHUP);
+    ASSERT_TRUE(lab::waitUntil([&] { return rules("p1-leaf1").empty(); }, 5s, 50ms))
+        << rules("p1-leaf1");
+    auto [ecmp, r5] = run(5);
+    uint64_t total = ecmp["swp3"] + ecmp["swp4"];
+    EXPECT_GT(ecmp["swp4"], total / 5) << "ECMP did not spread: the counters prove nothing";
+    EXPECT_GT(ecmp["swp3"], total / 5);
+    EXPECT_EQ(lab::inNode(name_, "p1-leaf1", "ip route show table 1000").out, "");
+}
+
+}  // namespace
+}  // namespace twinrail::it
