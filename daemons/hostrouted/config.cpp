@@ -21,7 +21,8 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.rejectUnknown({"route_table", "route_protocol", "ipv4", "ipv6", "accept_evpn", "manage_frr",
                      "proxy_arp", "proxy_nd", "keepalive", "holdtime", "max_routes",
                      "max_routes_per_port", "route_rate", "route_burst", "audit_interval",
-                     "frr_audit_interval", "pin_table_base", "pin_rule_priority"});
+                     "frr_audit_interval", "pin_table_base", "pin_rule_priority",
+                     "pin_min_weight_ratio"});
     // zebra's `ip import-table` accepts 1-252; 253-255 are the kernel's own tables.
     r.integer("route_table", cfg.routeTable, 1, 252);
     // 186-198 are routing daemons' protocol numbers that zebra treats as its own.
@@ -50,6 +51,7 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.integer("pin_table_base", cfg.pinTableBase, 256, 1'000'000'000);
     // Ahead of main (32766); 0 is the local table's.
     r.integer("pin_rule_priority", cfg.pinRulePriority, 1, 32765);
+    r.number("pin_min_weight_ratio", cfg.pinMinWeightRatio, 0, 1);
     if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive) {
         r.fail("holdtime",
                "must be at least twice keepalive, so one lost probe is not a "

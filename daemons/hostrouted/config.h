@@ -41,6 +41,7 @@ struct Config {
     std::map<std::string, std::string> uplinkPins;  // downlink -> uplink
     uint32_t pinTableBase = 1000;
     uint32_t pinRulePriority = 1000;
+    double pinMinWeightRatio = 0.5;
 
     bool managesInterface(const std::string& ifname) const;
     bool operator==(const Config&) const = default;

@@ -134,8 +134,9 @@ void Daemon::stop() {
 }
 
 PinSettings Daemon::pinSettings() const {
-    return PinSettings{cfg_.uplinkPins,    cfg_.pinTableBase, cfg_.pinRulePriority,
-                       cfg_.routeProtocol, cfg_.ipv4,         cfg_.ipv6};
+    return PinSettings{cfg_.uplinkPins,    cfg_.pinTableBase,      cfg_.pinRulePriority,
+                       cfg_.routeProtocol, cfg_.pinMinWeightRatio, cfg_.ipv4,
+                       cfg_.ipv6};
 }
 
 void Daemon::startPinner() {

@@ -99,7 +99,8 @@ void UplinkPinner::reconcilePrefix(const IpPrefix& prefix, const std::string& up
     const Uplink& u = uplinks_[uplink];
     std::optional<netlink::KernelRoute> wanted;
     if (u.present && u.operUp)
-        wanted = pinnedEntry(mainRoutes(prefix), u.ifindex, table, settings_.protocol);
+        wanted = pinnedEntry(mainRoutes(prefix), u.ifindex, table, settings_.protocol,
+                             settings_.minWeightRatio);
     if (wanted && (prefix.addr.isV4() ? !settings_.ipv4 : !settings_.ipv6)) wanted.reset();
     bool satisfied = false;
     for (const auto* present : tableEntries(table, prefix)) {

@@ -3,6 +3,7 @@
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <set>
 
 namespace twinrail::hostrouted {
@@ -30,7 +31,7 @@ std::map<std::string, uint32_t> pinTables(const PinSettings& s) {
 
 std::optional<netlink::KernelRoute> pinnedEntry(
     const std::vector<const netlink::KernelRoute*>& main, int uplinkIfindex, uint32_t table,
-    uint8_t protocol) {
+    uint8_t protocol, double minWeightRatio) {
     if (main.empty() || !forwarded(main.front()->dst)) return std::nullopt;
     const netlink::KernelRoute& best = *main.front();  // the lowest metric forwards
     netlink::KernelRoute out;
@@ -39,8 +40,11 @@ std::optional<netlink::KernelRoute> pinnedEntry(
     out.protocol = protocol;
     out.type = RTN_THROW;
     if (best.type == RTN_UNICAST) {
+        uint32_t heaviest = 0;
+        for (const auto& nh : best.nexthops) heaviest = std::max(heaviest, nh.weight);
         for (const auto& nh : best.nexthops) {
             if (nh.ifindex != uplinkIfindex) continue;
+            if (static_cast<double>(nh.weight) < minWeightRatio * heaviest) continue;
             auto one = nh;
             one.weight = 1;
             out.nexthops.push_back(one);

@@ -10,6 +10,9 @@
 //  * every other prefix of main is a `throw` in T(U): the lookup falls back to main, so a
 //    destination U's spine no longer reaches (BGP withdrew it there) takes the normal
 //    multipath at once, and local hosts stay local.
+//  * with pathqd's weights in main (WCMP), a prefix whose path through U carries less than
+//    `minWeightRatio` of the heaviest next hop's weight is a throw too: where pathqd found
+//    U's path degraded, pinned traffic takes the weighted multipath instead.
 // While U is down the rule is removed first and T(U) emptied: everything from D takes
 // the normal multipath; when U is back and BGP has routes through it again, T(U) fills
 // and the rule returns.
@@ -31,6 +34,7 @@ struct PinSettings {
     uint32_t tableBase = 1000;                // T(U) = tableBase + the uplink's rank
     uint32_t rulePriority = 1000;             // ahead of main (32766)
     uint8_t protocol = 201;                   // marks our rules and table routes
+    double minWeightRatio = 0.5;              // of the heaviest next hop; 0: pin regardless
     bool ipv4 = true, ipv6 = true;
     bool operator==(const PinSettings&) const = default;
 };
@@ -42,7 +46,7 @@ std::map<std::string, uint32_t> pinTables(const PinSettings& s);
 // watch keeps them): nullopt for no entry.
 std::optional<netlink::KernelRoute> pinnedEntry(
     const std::vector<const netlink::KernelRoute*>& main, int uplinkIfindex, uint32_t table,
-    uint8_t protocol);
+    uint8_t protocol, double minWeightRatio = 0.5);
 
 // Whether a present entry already is what pinnedEntry() wants (the kernel reports a
 // single next hop's weight as 1 and may add flags we do not compare).

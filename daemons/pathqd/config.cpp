@@ -32,6 +32,7 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "confirm_samples",
                      "min_hold_ms",
                      "raise_hold_ms",
+                     "fast_drop",
                      "source",
                      "publish",
                      "ipv4",
@@ -66,6 +67,7 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.integer("confirm_samples", m.confirmSamples, 1, 100);
     millis(r, "min_hold_ms", m.minHold, 0, 3600000);
     millis(r, "raise_hold_ms", m.raiseHold, 0, 3600000);
+    r.number("fast_drop", m.fastDrop, 0, 1);
     if (auto s = r.text("source")) {
         if (*s == "linux") {
             cfg.source = CounterKind::Linux;
@@ -106,7 +108,10 @@ std::optional<ConfigError> parsePort(const std::string& name, const json& row, P
     if (name.empty() || name.size() >= 16 || name.find_first_of(" /") != std::string::npos)
         return ConfigError{where, "\"" + name + "\" is not a valid interface name"};
     FieldReader r{row, where, std::nullopt};
-    r.rejectUnknown({"role", "capacity_mbps", "int_port_id"});
+    r.rejectUnknown({"role", "capacity_mbps", "int_port_id", "neighbor"});
+    port.neighbor = r.text("neighbor").value_or("");
+    if (port.neighbor.size() > 64 || port.neighbor.find_first_of(" |") != std::string::npos)
+        r.fail("neighbor", "\"" + port.neighbor + "\" is not a switch name");
     auto role = r.text("role");
     if (!role) {
         r.fail("role", "missing (uplink or downlink)");
@@ -135,13 +140,13 @@ const char* roleName(Role r) {
 bool Config::operator==(const Config& o) const {
     const auto& a = model;
     const auto& b = o.model;
-    bool sameModel = a.referenceBps == b.referenceBps && a.levels == b.levels &&
-                     a.maxPenalty == b.maxPenalty && a.utilKnee == b.utilKnee &&
-                     a.queueRefSeconds == b.queueRefSeconds &&
-                     a.latencyRefSeconds == b.latencyRefSeconds &&
-                     a.dropRefRatio == b.dropRefRatio && a.smoothing == b.smoothing &&
-                     a.hysteresis == b.hysteresis && a.confirmSamples == b.confirmSamples &&
-                     a.minHold == b.minHold && a.raiseHold == b.raiseHold;
+    bool sameModel =
+        a.referenceBps == b.referenceBps && a.levels == b.levels && a.maxPenalty == b.maxPenalty &&
+        a.utilKnee == b.utilKnee && a.queueRefSeconds == b.queueRefSeconds &&
+        a.latencyRefSeconds == b.latencyRefSeconds && a.dropRefRatio == b.dropRefRatio &&
+        a.smoothing == b.smoothing && a.hysteresis == b.hysteresis &&
+        a.confirmSamples == b.confirmSamples && a.minHold == b.minHold &&
+        a.raiseHold == b.raiseHold && a.fastDrop == b.fastDrop;
     return sameModel && sampleInterval == o.sampleInterval && source == o.source &&
            publish == o.publish && ipv4 == o.ipv4 && ipv6 == o.ipv6 && probePort == o.probePort &&
            peerReportTimeout == o.peerReportTimeout && intPort == o.intPort &&

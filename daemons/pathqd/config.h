@@ -27,6 +27,9 @@ struct PortConfig {
     Role role = Role::Uplink;
     std::optional<double> capacityBps;  // for ports without a speed (veth) or to cap it
     std::optional<uint16_t> intPortId;  // egress port id in INT metadata
+    // The switch at the far end (the planner writes it): ports to the same neighbor are
+    // parallel links, weighted together (frr_policy.h). Empty: the port alone.
+    std::string neighbor;
     bool operator==(const PortConfig&) const = default;
 };
 

@@ -4,11 +4,16 @@
 // way portstat reads them).
 #pragma once
 
+#include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "twinrail/quality/quality.h"
@@ -42,14 +47,36 @@ class CounterSource {
                       std::function<void(CounterMap counters, std::string error)> done) = 0;
 };
 
+// The kernel reads (two netlink dumps and an ethtool ioctl per port every period) run on a
+// worker thread of their own, never on the event loop; `done` is posted back to the loop.
+// One read at a time: the daemon does not poll again before `done` (it counts an overrun).
 class LinuxCounterSource final : public CounterSource {
   public:
+    explicit LinuxCounterSource(boost::asio::io_context& io);
+    ~LinuxCounterSource() override;  // joins the worker; a read still posted is dropped
+    LinuxCounterSource(const LinuxCounterSource&) = delete;
+    LinuxCounterSource& operator=(const LinuxCounterSource&) = delete;
     void poll(const std::vector<std::string>& ports,
               std::function<void(CounterMap, std::string)> done) override;
 
   private:
+    struct Request {
+        std::vector<std::string> ports;
+        std::function<void(CounterMap, std::string)> done;
+    };
+    void work();
+    CounterMap read(const std::vector<std::string>& ports);  // on the worker; throws
+
+    boost::asio::io_context& io_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::optional<Request> request_;
+    bool stopping_ = false;
+    std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // posted results check it
+    // Worker only.
     std::map<std::string, std::pair<std::optional<double>, std::chrono::steady_clock::time_point>>
         speeds_;
+    std::thread worker_;  // last: started once everything above exists
 };
 
 }  // namespace twinrail::pathqd

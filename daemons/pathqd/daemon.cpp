@@ -1,5 +1,6 @@
 #include "daemon.h"
 
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <sys/socket.h>
 
@@ -42,7 +43,8 @@ Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options
       sampleTimer_(io),
       weightsTimer_(io),
       statsTimer_(io),
-      frrBurstTimer_(io) {
+      frrBurstTimer_(io),
+      weightGroups_([this](int ifindex) { return cachedIfName(ifindex); }) {
     rebuildLinks();
 }
 
@@ -82,8 +84,8 @@ void Daemon::start() {
     if (options_.useFrr) {
         weightAuditor_ = std::make_unique<WeightAuditor>(
             io_, options_.vtysh,
-            [this]() -> const std::vector<netlink::RouteWeights>& { return kernelRoutes_; }, ifName,
-            cfg_.weightAuditRepair);
+            [this]() -> const std::vector<netlink::RouteWeights>& { return kernelRoutes(); },
+            ifName, cfg_.weightAuditRepair);
         weightAuditor_->start(cfg_.weightAuditInterval);
         frrWatcher_ = std::make_unique<frr::RestartWatcher>(
             io_, frr::runDirectory(options_.vtysh),
@@ -115,6 +117,17 @@ void Daemon::start() {
     }
     log::notice("sampling ", links_.size(), " ports every ", cfg_.sampleInterval.count(), " ms",
                 publisher_ ? "; publishing through FRR" : "; not publishing");
+    try {
+        routeWatch_ = std::make_unique<netlink::RouteWatch>(
+            io_, std::set<uint32_t>{RT_TABLE_MAIN},
+            [this](const std::vector<netlink::RouteKey>& changed, bool done) {
+                onRoutes(changed, done);
+            });
+        routeWatch_->start();
+    } catch (const std::exception& e) {
+        routeWatch_.reset();
+        log::warning("kernel routes cannot be followed, no weights shown: ", e.what());
+    }
     nextSample_ = quality::Clock::now();
     armSample();
     armWeights();
@@ -125,6 +138,7 @@ void Daemon::start() {
 void Daemon::stop() {
     for (auto* t : {&sampleTimer_, &weightsTimer_, &statsTimer_, &frrBurstTimer_}) t->cancel();
     if (frrWatcher_) frrWatcher_->stop();
+    if (routeWatch_) routeWatch_->stop();
     if (weightAuditor_) weightAuditor_->stop();
     if (bgpPeers_) bgpPeers_->stop();
     if (stateDb_) stateDb_->stop();
@@ -294,7 +308,8 @@ void Daemon::publish() {
     for (const auto& [name, link] : links_) {
         if (link.config.role != Role::Downlink) continue;
         in.downlinks[name] =
-            DownlinkState{std::max(1, link.filter.published()), link.peerLevel, link.snapshot};
+            DownlinkState{std::max(1, link.filter.published()), link.peerLevel, link.snapshot,
+                          link.config.neighbor, link.filter.published() > 0};
     }
     publisher_->request(std::move(in));
 }
@@ -328,40 +343,51 @@ void Daemon::armWeights() {
     });
 }
 
+// Route events go into the weight groups as they come (a change costs what changed); the
+// rows they touched are written at most once per weightsInterval.
+void Daemon::onRoutes(const std::vector<netlink::RouteKey>& changed, bool snapshotDone) {
+    if (snapshotDone) ifNames_.clear();  // names may have changed while events were lost
+    const auto& routes = routeWatch_->routes();
+    for (const auto& key : changed) {
+        auto it = routes.find(key);
+        bool bgp = it != routes.end() && it->second.protocol == kBgpProtocol &&
+                   it->second.table == RT_TABLE_MAIN;
+        weightGroups_.update(key, bgp ? &it->second : nullptr);
+    }
+    weightsDirty_ = weightsDirty_ || !changed.empty();
+}
+
 void Daemon::refreshWeights() {
-    std::vector<netlink::RouteWeights> routes;
-    try {
-        for (int family : {AF_INET, AF_INET6}) {
-            auto r = netlink::dumpRouteWeights(family, kBgpProtocol);
-            routes.insert(routes.end(), r.begin(), r.end());
-        }
-    } catch (const std::exception& e) {
-        log::warning("cannot read kernel route weights: ", e.what());
-        return;
+    if (!weightsDirty_) return;
+    weightsDirty_ = false;
+    ++stats_.weightRebuilds;
+    for (const auto& key : weightGroups_.takeChanged())
+        if (weightTable_) weightTable_->markDirty(key);
+}
+
+// The weight audit's input, built when an audit runs (every 30 s), not per change.
+const std::vector<netlink::RouteWeights>& Daemon::kernelRoutes() {
+    kernelRoutes_.clear();
+    if (!routeWatch_) return kernelRoutes_;
+    for (const auto& [key, r] : routeWatch_->routes()) {
+        if (r.protocol == kBgpProtocol && r.table == RT_TABLE_MAIN)
+            kernelRoutes_.push_back({r.dst, r.nhid, r.nexthops});
     }
-    auto rows = weightRows(routes, ifName);
-    kernelRoutes_ = routes;  // the weight audit's input
-    if (weightTable_) {
-        for (const auto& [key, fields] : rows) {
-            auto it = weights_.find(key);
-            if (it == weights_.end() || it->second != fields) weightTable_->markDirty(key);
-        }
-        for (const auto& [key, fields] : weights_)
-            if (rows.count(key) == 0) weightTable_->markDirty(key);
-    }
-    weights_ = std::move(rows);
+    return kernelRoutes_;
+}
+
+std::string Daemon::cachedIfName(int ifindex) {
+    auto it = ifNames_.find(ifindex);
+    if (it != ifNames_.end()) return it->second;
+    return ifNames_[ifindex] = ifName(ifindex);
 }
 
 std::optional<redis::Fields> Daemon::weightRow(const std::string& key) const {
-    auto it = weights_.find(key);
-    if (it == weights_.end()) return std::nullopt;
-    return it->second;
+    return weightGroups_.row(key);
 }
 
 std::vector<std::string> Daemon::weightKeys() const {
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : weights_) keys.push_back(k);
-    return keys;
+    return weightGroups_.keys();
 }
 
 std::optional<redis::Fields> Daemon::qualityRow(const std::string& port) const {
@@ -425,6 +451,7 @@ void Daemon::publishStats() {
     PublisherStats f = publisher_ ? publisher_->stats() : PublisherStats{};
     WeightAuditStats w =
         weightAuditor_ ? weightAuditor_->stats() : WeightAuditStats{.state = "off"};
+    netlink::RouteWatchStats rw = routeWatch_ ? routeWatch_->stats() : netlink::RouteWatchStats{};
     std::string key = std::string(kStatsTable) + options_.stateDbSeparator + "global";
     stateDb_->command(
         {"HSET",
@@ -483,6 +510,14 @@ void Daemon::publishStats() {
          std::to_string(w.repairs),
          "weight_audit_lookups",
          std::to_string(w.lookups),
+         "route_events",
+         std::to_string(rw.messages),
+         "route_snapshots",
+         std::to_string(rw.snapshots),
+         "route_overflows",
+         std::to_string(rw.overflows),
+         "weight_rebuilds",
+         std::to_string(stats_.weightRebuilds),
          "redis_errors",
          std::to_string(stats_.redisErrors + qualityTable_->errors() + weightTable_->errors()),
          "updated",

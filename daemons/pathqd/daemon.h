@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "bgp_peers.h"
 #include "config.h"
@@ -17,10 +18,12 @@
 #include "int_collector.h"
 #include "link_probe.h"
 #include "twinrail/frr/restart_watcher.h"
+#include "twinrail/netlink/route_watch.h"
 #include "twinrail/quality/quality.h"
 #include "twinrail/redis/client.h"
 #include "twinrail/redis/state_table.h"
 #include "weight_auditor.h"
+#include "weight_groups.h"
 
 namespace twinrail::pathqd {
 
@@ -58,8 +61,9 @@ struct DaemonStats {
     uint64_t overruns = 0;  // a period started while the last read was still running
     uint64_t levelChanges = 0;
     uint64_t configRejected = 0;
-    uint64_t redisErrors = 0;  // STATE_DB writes refused
-    uint64_t frrRestarts = 0;  // bgpd/zebra starts seen
+    uint64_t redisErrors = 0;     // STATE_DB writes refused
+    uint64_t frrRestarts = 0;     // bgpd/zebra starts seen
+    uint64_t weightRebuilds = 0;  // PATH_WEIGHT_TABLE recomputed (a route changed)
 };
 
 class Daemon {
@@ -82,6 +86,9 @@ class Daemon {
     void rebuildLinks();
     void armWeights();
     void refreshWeights();
+    void onRoutes(const std::vector<netlink::RouteKey>& changed, bool snapshotDone);
+    const std::vector<netlink::RouteWeights>& kernelRoutes();
+    std::string cachedIfName(int ifindex);
     void armStats();
     void publishStats();
     void onFrrRestart(const std::string& daemon);
@@ -103,13 +110,19 @@ class Daemon {
     std::unique_ptr<FrrPublisher> publisher_;
     std::unique_ptr<frr::RestartWatcher> frrWatcher_;
     std::unique_ptr<WeightAuditor> weightAuditor_;
-    std::vector<netlink::RouteWeights> kernelRoutes_;  // from the last weights dump
+    // BGP's multipath routes followed by route events (no dump per period: at 100k routes
+    // that dump was most of pathqd's CPU); rows rebuilt at most once per weightsInterval,
+    // and only when a route changed.
+    std::unique_ptr<netlink::RouteWatch> routeWatch_;
+    bool weightsDirty_ = true;
+    std::vector<netlink::RouteWeights> kernelRoutes_;  // the weight audit's input
+    std::unordered_map<int, std::string> ifNames_;
     std::chrono::steady_clock::time_point frrBurstUntil_{};
     std::unique_ptr<redis::Client> stateDb_;
     std::unique_ptr<redis::StateTable> qualityTable_, weightTable_;
     std::unique_ptr<BgpPeerMonitor> bgpPeers_;  // after stateDb_: goes first
-    std::map<std::string, redis::Fields> weights_;
     boost::asio::steady_timer sampleTimer_, weightsTimer_, statsTimer_, frrBurstTimer_;
+    WeightGroups weightGroups_;
     quality::Clock::time_point nextSample_;
     bool sampling_ = false;
     int auditCountdown_ = 0;

@@ -1,6 +1,8 @@
 #include "frr_policy.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace twinrail::pathqd {
 namespace {
@@ -27,6 +29,42 @@ std::string largeCommunities(uint32_t asn, const DownlinkState& d) {
            "5:" + std::to_string(m.capacityMbps) + " additive";
 }
 
+struct Group {
+    int level = 0;      // sum of this switch's levels over the links that are up
+    int peerLevel = 0;  // sum of the neighbor's reported levels over them (unknown: levels)
+};
+
+std::map<std::string, Group> groups(const PolicyInput& in) {
+    std::map<std::string, Group> out;
+    for (const auto& [port, d] : in.downlinks) {
+        Group& g = out[d.neighbor.empty() ? port : d.neighbor];
+        if (!d.up) continue;
+        g.level += d.level;
+        g.peerLevel += d.peerLevel > 0 ? d.peerLevel : in.levels;
+    }
+    return out;
+}
+
+// The most parallel links to one neighbor. Tags are in levels per that many links, so a
+// tag stays within 1..levels (one route-map entry per level, whatever the parallelism:
+// FRR takes a few hundred ms per entry it is given) and means the same in the in-maps
+// that write it and the out-maps that read it, both on this switch.
+int linksPerTag(const PolicyInput& in) {
+    std::map<std::string, int> links;
+    int most = 1;
+    for (const auto& [port, d] : in.downlinks)
+        most = std::max(most, ++links[d.neighbor.empty() ? port : d.neighbor]);
+    return most;
+}
+
+// What one session toward the neighbor carries for a route tagged `tag` (0: untagged).
+int sessionBandwidth(int tag, int perTag, int ownPeerLevel, const Group& g) {
+    if (g.peerLevel <= 0) return 1;
+    int pathBw = tag > 0 ? std::min(tag * perTag, g.peerLevel) : g.peerLevel;
+    return std::max(
+        1, static_cast<int>(std::lround(static_cast<double>(pathBw) * ownPeerLevel / g.peerLevel)));
+}
+
 bool ownsMap(const std::string& attachLine) {
     return attachLine.find(kInPrefix) != std::string::npos ||
            attachLine.find(kOutPrefix) != std::string::npos;
@@ -37,6 +75,8 @@ bool ownsMap(const std::string& attachLine) {
 std::vector<PolicyLine> desiredPolicy(const PolicyInput& in) {
     std::vector<PolicyLine> out;
     if (in.downlinks.empty()) return out;
+    const auto byNeighbor = groups(in);
+    const int perTag = linksPerTag(in);
     for (int k = 1; k <= in.levels; ++k) {
         std::string name = kListPrefix + std::to_string(k);
         // `_` matches a community boundary, so level 1 does not match 65000:1:16.
@@ -48,26 +88,32 @@ std::vector<PolicyLine> desiredPolicy(const PolicyInput& in) {
     for (const auto& [port, d] : in.downlinks) {
         std::string inMap = kInPrefix + port;
         std::string outMap = kOutPrefix + port;
+        const Group& g = byNeighbor.at(d.neighbor.empty() ? port : d.neighbor);
+        DownlinkState tagged = d;
+        // What this spine reaches the leaf with, in levels per `perTag` links.
+        tagged.level = std::clamp(
+            static_cast<int>(std::lround(static_cast<double>(g.level) / perTag)), 1, in.levels);
         out.push_back({ConfigLine{{entry(inMap, 10)},
                                   "set extcommunity bandwidth " + std::to_string(d.level)},
                        port, Refresh::In, ""});
-        out.push_back({ConfigLine{{entry(inMap, 10)}, largeCommunities(in.asn, d)}, port,
+        out.push_back({ConfigLine{{entry(inMap, 10)}, largeCommunities(in.asn, tagged)}, port,
                        Refresh::In,
                        "set large-community " + std::to_string(in.asn) +
-                           ":1:" + std::to_string(d.level) + " "});
+                           ":1:" + std::to_string(tagged.level) + " "});
         int peer = d.peerLevel > 0 ? d.peerLevel : in.levels;
         for (int k = 1; k <= in.levels; ++k) {
             out.push_back({ConfigLine{{entry(outMap, k)},
                                       "match large-community " + std::string(kListPrefix) +
                                           std::to_string(k)},
                            port, Refresh::Out, ""});
-            out.push_back(
-                {ConfigLine{{entry(outMap, k)},
-                            "set extcommunity bandwidth " + std::to_string(std::min(k, peer))},
-                 port, Refresh::Out, ""});
+            out.push_back({ConfigLine{{entry(outMap, k)},
+                                      "set extcommunity bandwidth " +
+                                          std::to_string(sessionBandwidth(k, perTag, peer, g))},
+                           port, Refresh::Out, ""});
         }
         out.push_back({ConfigLine{{entry(outMap, kUntaggedSeq)},
-                                  "set extcommunity bandwidth " + std::to_string(peer)},
+                                  "set extcommunity bandwidth " +
+                                      std::to_string(sessionBandwidth(0, perTag, peer, g))},
                        port, Refresh::Out, ""});
         // Attach last, so a neighbor never points at a route-map that does not exist
         // yet (FRR would deny every route through it). soft-reconfiguration keeps the

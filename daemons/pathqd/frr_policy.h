@@ -11,6 +11,13 @@
 //  * outbound, per downlink (routes sent to leaf M): link-bandwidth = min(tagged level,
 //    M's own uplink level that M's pathqd reports over the link), one route-map entry
 //    per possible tagged level; untagged routes get M's uplink level.
+// Parallel links (FARE's rule, per switch rather than per session): routes from leaf L
+// are tagged with the sum of this spine's levels over its links to L that are up, in
+// levels per N links (N: the most parallel links to one neighbor; the planner gives every
+// pair the same); toward leaf M over k parallel links Q, the path bandwidth
+// min(tag x N, sum of M's uplink levels over them) is split over the k sessions in
+// proportion to each link's level, so M's total toward this spine is the FARE value
+// whatever k is. With one link this is min(tag, M's level), as before.
 // Large community encoding (global admin = local ASN): 1 level (1..levels),
 // 2 utilisation per mille, 3 queue KiB, 4 queueing delay us (latency above the
 // link floor), 5 capacity Mbps; the metrics are a snapshot taken when the level changed.
@@ -43,6 +50,10 @@ struct DownlinkState {
     int level = 1;      // this switch's egress level toward the leaf (1..levels)
     int peerLevel = 0;  // the leaf's reported uplink level; 0 = unknown (no penalty)
     MetricSnapshot metrics;
+    // The switch at the far end; ports with the same neighbor are parallel links
+    // (empty: the port alone). A port that is down carries nothing.
+    std::string neighbor;
+    bool up = true;
     bool operator==(const DownlinkState&) const = default;
 };
 

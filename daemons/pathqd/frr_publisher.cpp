@@ -7,6 +7,7 @@
 namespace twinrail::pathqd {
 namespace {
 constexpr auto kRetry = std::chrono::seconds(1);
+constexpr size_t kMaxLinesPerCall = 120;
 
 std::string formatMs(double ms) {
     return std::to_string(std::llround(ms));
@@ -86,7 +87,25 @@ void FrrPublisher::kick() {
         state_ = conflicts_.empty() ? "ok" : "conflict";
         return;
     }
+    // A large diff (the first publish on a spine of many ports) goes in chunks: FRR takes
+    // a few hundred ms per route-map entry here, and one call must finish within vtysh's
+    // timeout, or it is retried from the start for ever. Soft refreshes wait for the last
+    // chunk, so routes are re-advertised once, with the whole new policy.
+    if (diff.remove.size() + diff.add.size() > kMaxLinesPerCall) {
+        size_t room = kMaxLinesPerCall - std::min(diff.remove.size(), kMaxLinesPerCall);
+        if (diff.remove.size() > kMaxLinesPerCall) diff.remove.resize(kMaxLinesPerCall);
+        diff.add.resize(std::min(diff.add.size(), room));
+        pendingRefresh_.insert(diff.refresh.begin(), diff.refresh.end());
+        diff.refresh.clear();
+        dirty_ = true;  // the rest after this chunk
+    } else {
+        diff.refresh.insert(pendingRefresh_.begin(), pendingRefresh_.end());
+        pendingRefresh_.clear();
+    }
     auto args = policyVtyshArgs(*running_, diff, in);
+    // Only bgpd uses these route-maps and lists: sending them to zebra and staticd too
+    // doubled the time of every call.
+    args.insert(args.begin(), {"-d", "bgpd"});
     size_t lines = diff.add.size() + diff.remove.size();
     auto started = std::chrono::steady_clock::now();
     inFlight_ = true;
@@ -107,7 +126,7 @@ void FrrPublisher::kick() {
         }
         ++stats_.batches;
         stats_.linesSent += lines;
-        state_ = conflicts_.empty() ? "ok" : "conflict";
+        state_ = dirty_ ? "publishing" : (conflicts_.empty() ? "ok" : "conflict");
         log::info("FRR: applied ", lines, " lines and refreshed in ", formatMs(stats_.lastBatchMs),
                   " ms");
         // Read the result now, so the next change does not wait for a second vtysh call.

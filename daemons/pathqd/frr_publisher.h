@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "frr_policy.h"
@@ -42,6 +43,7 @@ class FrrPublisher {
     bool inFlight_ = false;
     std::string state_ = "starting";
     std::map<std::string, std::string> conflicts_;
+    std::set<std::pair<std::string, Refresh>> pendingRefresh_;  // from chunks sent so far
     PublisherStats stats_;
 };
 

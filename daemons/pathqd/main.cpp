@@ -15,7 +15,8 @@ namespace {
 
 std::unique_ptr<pq::CounterSource> makeSource(const pq::Config& cfg,
                                               const tr::service::StartContext& ctx) {
-    if (cfg.source == pq::CounterKind::Linux) return std::make_unique<pq::LinuxCounterSource>();
+    if (cfg.source == pq::CounterKind::Linux)
+        return std::make_unique<pq::LinuxCounterSource>(ctx.io);
     // STATE_DB too: portstat takes the speed from there when the port is oper up.
     auto counters = tr::redis::resolveDb("COUNTERS_DB", ctx.options.redis, ctx.options.dbConfig);
     auto appl = tr::redis::resolveDb("APPL_DB", ctx.options.redis, ctx.options.dbConfig);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "lab_fixture.h"
@@ -154,4 +155,80 @@ TEST_F(LabLb, StaticRoutingPinsFallsBackReturnsAndSurvivesRestart) {
 }
 
 }  // namespace
+}  // namespace twinrail::it
+
+namespace twinrail::it {
+namespace {
+
+// Kernel weights of `prefix` on `node`, summed per far switch (the plan says which
+// uplink goes where).
+std::map<std::string, int> weightBySpine(const std::string& lab, const twinrail::plan::Plan& p,
+                                         const std::string& node, const std::string& prefix) {
+    std::map<std::string, std::string> spineOf;
+    for (const auto& port : p.findSwitch(node)->ports)
+        if (port.role == twinrail::plan::PortRole::Uplink) spineOf[port.name] = port.peer;
+    std::map<std::string, int> out;
+    auto text = lab::inNode(lab, node, "ip route show " + prefix).out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        auto dev = line.find(" dev "), w = line.find(" weight ");
+        if (dev == std::string::npos) continue;
+        std::string port = line.substr(dev + 5, line.find(' ', dev + 5) - dev - 5);
+        int weight = w == std::string::npos ? 1 : std::stoi(line.substr(w + 8));
+        out[spineOf[port]] += weight;
+    }
+    return out;
+}
+
+double share(const std::map<std::string, int>& w, const std::string& spine) {
+    int total = 0;
+    for (const auto& [s, v] : w) total += v;
+    auto it = w.find(spine);
+    return total > 0 && it != w.end() ? 100.0 * it->second / total : -1;
+}
+
+}  // namespace
+
+// Two links between every leaf and spine (the seed's tables have 1-32): one of p1-leaf1's
+// links to p1-spine1 fails. FARE's rule, per switch: p1-leaf2 reaches p1-leaf1 through
+// spine1 with min(its 2 links to spine1, spine1's 1 link left to leaf1) = 1 link and
+// through spine2 with 2, so spine1 gets a third; per session it would still get half.
+TEST_F(LabLb, ParallelLinksAreWeightedPerSwitchWhenOneFails) {
+    twinrail::plan::Request r = lab::defaultLabRequest();
+    r.gpus = 8;
+    r.leafModel = {"lab-8x200G", 8, 200, {1}};
+    r.spinesPerPlane = 2;
+    auto built = twinrail::plan::buildPlan(r);
+    ASSERT_TRUE(std::holds_alternative<twinrail::plan::Plan>(built))
+        << std::get<twinrail::plan::SizingError>(built).message;
+    const auto& plan = std::get<twinrail::plan::Plan>(built);
+    ASSERT_EQ(plan.sizing.linksPerLeafSpine, 2);
+    lab::PlanLab l(name_, plan, binaries());
+    ASSERT_NO_THROW(l.up());
+    const std::string subnet = plan.subnetFor(1, 1)->prefix;  // behind p1-leaf1
+    auto w = [&] { return weightBySpine(name_, plan, "p1-leaf2", subnet); };
+    ASSERT_TRUE(lab::waitUntil([&] { return w().size() == 2 && share(w(), "p1-spine1") == 50.0; },
+                               20s, 200ms))
+        << lab::inNode(name_, "p1-leaf2", "ip route show " + subnet).out;
+    std::string failed;
+    for (const auto& port : plan.findSwitch("p1-leaf1")->ports)
+        if (port.role == twinrail::plan::PortRole::Uplink && port.peer == "p1-spine1")
+            failed = port.name;
+    lab::failNode(name_, "p1-leaf1:" + failed);
+    EXPECT_TRUE(lab::waitUntil(
+        [&] {
+            double s = share(w(), "p1-spine1");
+            return s > 30 && s < 36;
+        },
+        20s, 200ms))
+        << "spine1's share " << share(w(), "p1-spine1") << "%\n"
+        << lab::inNode(name_, "p1-leaf2", "ip route show " + subnet).out;
+    std::cout << "[figure] one of two links leaf1-spine1 down: p1-leaf2 gives spine1 "
+              << share(w(), "p1-spine1") << "% of " << subnet
+              << " (FARE: 33.3%, per session: 50%)\n";
+    lab::restoreNode(name_, binaries(), "p1-leaf1:" + failed);
+    EXPECT_TRUE(lab::waitUntil([&] { return share(w(), "p1-spine1") == 50.0; }, 40s, 500ms))
+        << lab::inNode(name_, "p1-leaf2", "ip route show " + subnet).out;
+}
+
 }  // namespace twinrail::it

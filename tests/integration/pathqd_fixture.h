@@ -102,7 +102,9 @@ class PathqdFabric : public ::testing::Test {
     }
 
     std::map<std::string, int> weights(const std::string& node, const std::string& prefix) {
-        return lab::parseRouteWeights(fabric_->exec(node, "ip route show " + prefix).out);
+        const char* family = prefix.find(':') != std::string::npos ? "-6" : "-4";
+        return lab::parseRouteWeights(
+            fabric_->exec(node, std::string("ip ") + family + " route show " + prefix).out);
     }
 
     // Share of `port` in the weights of `prefix` on `node`, in percent.

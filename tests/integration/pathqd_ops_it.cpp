@@ -238,8 +238,13 @@ TEST_F(PathqdFabric, KilledInTheMiddleOfAPublishRestartsToTheRightState) {
     startPathqd("s2", config("downlink"));
     startPathqd("l1", config("uplink"), true);
     startPathqd("l2", config("uplink"));
+    // The first publish is done (it goes in chunks): what FRR holds then is the baseline.
     ASSERT_TRUE(waitUntil(
-        [this] { return stat("s1", "publishes") != "" && stat("s1", "publishes") != "0"; }, 15s));
+        [this] {
+            return stat("s1", "publishes") != "" && stat("s1", "publishes") != "0" &&
+                   stat("s1", "frr_state") == "ok";
+        },
+        30s));
     std::string baseline = foreignLines(fabric_->vtysh("s1", "show running-config"));
     ASSERT_NE(baseline.find("operator-note"), std::string::npos) << baseline;
 

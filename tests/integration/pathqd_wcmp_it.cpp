@@ -1,6 +1,10 @@
 // pathqd end to end: shaping and loading a link moves the remote leaf's kernel weights,
 // and removing the shaping brings them back; steady load publishes nothing.
 #include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include "pathqd_fixture.h"
 
@@ -78,6 +82,81 @@ TEST_F(PathqdFabric, WeightAuditFindsAndRepairsKernelWeightsThatDrifted) {
         << fabric_->exec("l1", "ip route show 10.2.2.0/24").out << l1.log();
     EXPECT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "ok"; }, 10s)) << l1.log();
     EXPECT_NE(stat("l1", "weight_audit_repairs"), "0");
+}
+
+// Where l1's kernel sends each of `flows` UDP flows from h1 to h2 (distinct source
+// ports, hashed on the 5-tuple as the lab's switches hash): port -> flow indices.
+std::map<std::string, std::vector<int>> pathsOf(lab::Fabric& f, bool v6, int flows) {
+    std::string batch = "/tmp/" + f.prefix() + (v6 ? "-rg6" : "-rg4");
+    {
+        std::ofstream out(batch);
+        for (int i = 0; i < flows; ++i) {
+            out << "route get "
+                << (v6 ? "2001:db8:2::10 from 2001:db8:1::10" : "10.2.2.10 from 10.1.1.10")
+                << " iif swp3 ipproto udp sport " << 20000 + i << " dport 5201\n";
+        }
+    }
+    auto text = f.exec("l1", std::string("ip ") + (v6 ? "-6" : "-4") + " -batch " + batch).out;
+    std::remove(batch.c_str());
+    std::map<std::string, std::vector<int>> out;
+    std::istringstream lines(text);
+    int i = 0;
+    for (std::string line; std::getline(lines, line);) {
+        auto dev = line.find(" dev ");
+        if (dev == std::string::npos || line.rfind("    ", 0) == 0) continue;
+        std::istringstream w(line.substr(dev + 5));
+        std::string port;
+        w >> port;
+        out[port].push_back(i++);
+    }
+    return out;
+}
+
+// The split the kernel applies (per flow, on the 5-tuple) follows the published weights
+// within +-5 points, on IPv4 and IPv6 alike; and a weight change moves about the flows
+// it has to (hash-threshold), measured flow by flow.
+TEST_F(PathqdFabric, TrafficSplitFollowsTheWeightsOnIpv4AndIpv6) {
+    fabric_->execOk("l1", "ip addr add 2001:db8:1::1/64 dev swp3 nodad");
+    fabric_->execOk("l2", "ip addr add 2001:db8:2::1/64 dev swp3 nodad");
+    const char* kH2Net6 = "2001:db8:2::/64";
+    startAll();
+    for (const char* net : {kH2Net, kH2Net6}) {
+        ASSERT_TRUE(waitUntil([this, net] { return share("l1", net, "swp1") == 50.0; }, 20s))
+            << net << ": "
+            << fabric_->exec("l1", std::string("ip -6 route show ") + net).out +
+                   fabric_->exec("l1", std::string("ip route show ") + net).out;
+    }
+    constexpr int kFlows = 4000;
+    std::map<bool, std::map<std::string, std::vector<int>>> before;
+    for (bool v6 : {false, true}) before[v6] = pathsOf(*fabric_, v6, kFlows);
+    lab::shapePort(*fabric_, "s1", "swp2", 20);  // s1 -> l2: a fifth of its capacity
+    for (const char* net : {kH2Net, kH2Net6}) {
+        ASSERT_TRUE(waitUntil([this, net] { return share("l1", net, "swp1") < 25.0; }, 15s))
+            << net << ": "
+            << fabric_->exec("l1", std::string("ip -6 route show ") + net).out +
+                   fabric_->exec("l1", std::string("ip route show ") + net).out;
+    }
+    EXPECT_EQ(weights("l1", kH2Net), weights("l1", kH2Net6)) << "one level, both families";
+    for (bool v6 : {false, true}) {
+        const char* net = v6 ? kH2Net6 : kH2Net;
+        double published = share("l1", net, "swp1");
+        auto after = pathsOf(*fabric_, v6, kFlows);
+        double measured = 100.0 * static_cast<double>(after["swp1"].size()) / kFlows;
+        EXPECT_NEAR(measured, published, 5.0) << (v6 ? "IPv6" : "IPv4");
+        std::map<int, std::string> was, now;
+        for (const auto& [port, list] : before[v6])
+            for (int flow : list) was[flow] = port;
+        for (const auto& [port, list] : after)
+            for (int flow : list) now[flow] = port;
+        int moved = 0;
+        for (const auto& [flow, port] : now) moved += was[flow] != port ? 1 : 0;
+        double movedPct = 100.0 * moved / kFlows;
+        double needed = 100.0 * static_cast<double>(before[v6]["swp1"].size()) / kFlows - measured;
+        std::cout << "[figure] " << (v6 ? "IPv6" : "IPv4") << ": weights give swp1 " << published
+                  << "%, flows on swp1 " << measured << "% of " << kFlows << "; the change moved "
+                  << movedPct << "% of flows (at least " << needed << "% had to move)\n";
+        EXPECT_LE(movedPct, needed + 5.0) << "more flows re-hashed than the change needs";
+    }
 }
 
 TEST_F(PathqdFabric, SteadyLoadCausesNoRouteMapChanges) {

@@ -53,7 +53,7 @@ PolicyInput input(int level, int peer) {
     in.asn = 65000;
     in.levels = 4;
     in.ipv6 = false;
-    in.downlinks["swp2"] = DownlinkState{level, peer, MetricSnapshot{500, 12, 30, 100}};
+    in.downlinks["swp2"] = DownlinkState{level, peer, MetricSnapshot{500, 12, 30, 100}, "", true};
     return in;
 }
 
@@ -88,6 +88,54 @@ TEST(PathqdPolicy, OutboundTakesTheMinimumOfBothSegments) {
     // Attachments come after the route-maps they name.
     EXPECT_GT(text.find("neighbor swp2 route-map TWINRAIL-PQ-IN-swp2 in"),
               text.find("permit 1000"));
+}
+
+// What the leaf M on the far side of `ports` gets from this spine for a route tagged `tag`
+// (the sum over its sessions, the way FRR adds up paths to one next-hop switch).
+int towardSpine(const std::string& text, const std::vector<std::string>& ports, int tag) {
+    int total = 0;
+    for (const auto& port : ports) {
+        std::string key = "route-map TWINRAIL-PQ-OUT-" + port + " permit " + std::to_string(tag) +
+                          " / set extcommunity bandwidth ";
+        auto at = text.find(key);
+        EXPECT_NE(at, std::string::npos) << key;
+        if (at != std::string::npos) total += std::stoi(text.substr(at + key.size()));
+    }
+    return total;
+}
+
+TEST(PathqdPolicy, ParallelLinksFollowFaresMinimumPerSwitch) {
+    PolicyInput in;
+    in.asn = 65000;
+    in.levels = 4;
+    in.ipv6 = false;
+    // Two links to leaf A (swp1, swp2), two to leaf B (swp3, swp4), all at level 4.
+    for (const char* p : {"swp1", "swp2"}) in.downlinks[p] = DownlinkState{4, 4, {}, "leafA", true};
+    for (const char* p : {"swp3", "swp4"}) in.downlinks[p] = DownlinkState{4, 4, {}, "leafB", true};
+    auto text = render(desiredPolicy(in));
+    // Routes from A carry this spine's whole reach toward A: 8 (two links of 4), as 4
+    // levels per 2 links: still one route-map entry per level.
+    EXPECT_NE(text.find("TWINRAIL-PQ-IN-swp1 permit 10 / set large-community 65000:1:4 "),
+              std::string::npos);
+    EXPECT_EQ(text.find("TWINRAIL-PQ-L5 "), std::string::npos);
+    // Toward B: min(8, B's 4 + 4) = 8 over two sessions, 4 each.
+    EXPECT_EQ(towardSpine(text, {"swp3", "swp4"}, 4), 8);
+    // One link to A fails: A's routes now carry 4 (tag 2), and B gets 4 in all (2 + 2),
+    // not 8: per session, each of B's links would have said min(4, 4) = 4, twice.
+    in.downlinks["swp2"].up = false;
+    text = render(desiredPolicy(in));
+    EXPECT_NE(text.find("TWINRAIL-PQ-IN-swp1 permit 10 / set large-community 65000:1:2 "),
+              std::string::npos);
+    EXPECT_EQ(towardSpine(text, {"swp3", "swp4"}, 2), 4);
+    // B's own uplinks in unequal shape: the split follows them, the total stays FARE's.
+    in.downlinks["swp3"].peerLevel = 1;
+    text = render(desiredPolicy(in));
+    EXPECT_EQ(towardSpine(text, {"swp3", "swp4"}, 4), 5);  // min(8, 1 + 4)
+    EXPECT_EQ(towardSpine(text, {"swp4"}, 4), 4);
+    // A single link (no neighbor given) is min(tag, its level), as before.
+    auto single = render(desiredPolicy(input(3, 2)));
+    EXPECT_EQ(towardSpine(single, {"swp2"}, 4), 2);
+    EXPECT_EQ(towardSpine(single, {"swp2"}, 1), 1);
 }
 
 std::string asRunning(const PolicyInput& in) {
@@ -135,7 +183,7 @@ TEST(PathqdPolicy, LeavesForeignRouteMapsAloneAndRemovesItsOwnStaleOnes) {
                  "  neighbor swp9 route-map TWINRAIL-PQ-IN-swp9 in\n");
     text += "route-map TWINRAIL-PQ-IN-swp9 permit 10\n set extcommunity bandwidth 1\nexit\n";
     auto in = input(3, 2);
-    in.downlinks["swp5"] = DownlinkState{2, 0, {}};
+    in.downlinks["swp5"] = DownlinkState{2, 0, {}, "", true};
     text.replace(text.find(" exit-address-family"), 0, "  neighbor swp5 route-map OPERATOR in\n");
     auto diff = diffPolicy(frr::RunningConfig::parse(text), in);
     EXPECT_EQ(diff.conflicts.at("swp5"), "neighbor swp5 route-map OPERATOR in");
@@ -168,15 +216,18 @@ TEST(PathqdProbe, EncodesAndRejectsForeignPackets) {
     EXPECT_FALSE(decodeProbe(std::span<const uint8_t>(bytes.data(), 20)));
 }
 
-TEST(PathqdRows, GroupsRoutesByNexthopGroupAndSkipsSinglePaths) {
+TEST(PathqdRows, GroupsRoutesByNexthopsAndWeightsAndSkipsSinglePaths) {
     auto prefix = [](const char* p) { return *IpPrefix::parse(p); };
-    netlink::WeightedNexthop a{3, IpAddr{}, 25}, b{4, IpAddr{}, 75};
+    netlink::WeightedNexthop a{3, IpAddr{}, 25}, b{4, IpAddr{}, 75}, even{4, IpAddr{}, 25};
+    // The same next hops and weights, whether through a nexthop object or inline: one row.
     std::vector<netlink::RouteWeights> routes{{prefix("10.2.2.0/24"), 30, {a, b}},
-                                              {prefix("10.0.0.12/32"), 30, {a, b}},
+                                              {prefix("10.0.0.12/32"), 0, {a, b}},
+                                              {prefix("10.0.0.13/32"), 0, {a, even}},
                                               {prefix("10.0.0.1/32"), 12, {a}}};
     auto rows = weightRows(routes, [](int i) { return "swp" + std::to_string(i - 2); });
-    ASSERT_EQ(rows.size(), 1u);
-    const auto& f = rows.at("nhg30");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows.count("swp1=25,swp2=25"), 1u);
+    const auto& f = rows.at("swp1=25,swp2=75");
     auto field = [&f](const std::string& k) {
         for (const auto& [n, v] : f)
             if (n == k) return v;

@@ -73,7 +73,9 @@ TEST(QualityFilter, StepPublishesTheNewLevelAfterConfirmation) {
 }
 
 TEST(QualityFilter, HoldTimesBoundTheChangeRate) {
-    Filter f(labParams());  // minHold 1 s, raiseHold 5 s
+    auto p = labParams();  // minHold 1 s, raiseHold 5 s
+    p.fastDrop = 0;        // (the halving below would be let through at once)
+    Filter f(p);
     auto t = Clock::time_point{} + 1h;
     f.update(16, true, t);
     // A drop confirmed within a few samples is still held until 1 s after the last change.
@@ -90,6 +92,40 @@ TEST(QualityFilter, HoldTimesBoundTheChangeRate) {
     auto raise = changedAt(drop, 16);
     EXPECT_EQ(raise - drop, 5000ms);
     EXPECT_EQ(f.published(), 16);
+}
+
+TEST(QualityFilter, LargeDropPassesTheHoldSmallStepsAndRaisesDoNot) {
+    Filter f(labParams());  // minHold 1 s, raiseHold 5 s, 3 samples, fastDrop 0.3
+    auto t = Clock::time_point{} + 1h;
+    f.update(16, true, t);
+    // The EWMA still far away, the hold not over: three raw samples of a lost capacity.
+    EXPECT_FALSE(f.update(3.9, true, t + 100ms));
+    EXPECT_FALSE(f.update(4.1, true, t + 200ms));
+    EXPECT_TRUE(f.update(4.0, true, t + 300ms));
+    EXPECT_EQ(f.published(), 4);  // the highest of them: no overshoot
+    EXPECT_EQ(f.fastDrops(), 1u);
+    // A second collapse right after: through again.
+    f.update(1.4, true, t + 400ms);
+    f.update(1.2, true, t + 500ms);
+    EXPECT_TRUE(f.update(1.3, true, t + 600ms));
+    EXPECT_EQ(f.published(), 1);
+    // Recovery waits for raiseHold as before.
+    for (int i = 7; i < 56; ++i) EXPECT_FALSE(f.update(16, true, t + i * 100ms)) << i;
+    EXPECT_TRUE(f.update(16, true, t + 5600ms));
+}
+
+TEST(QualityFilter, CongestionAloneNeverTakesTheFastPath) {
+    // maxPenalty 0.25 < fastDrop 0.3: the most congestion can take off is held as usual.
+    Filter f(labParams());
+    auto t = Clock::time_point{} + 1h;
+    f.update(16, true, t);
+    Signals s{true, 100e6, 100e6, 250000, 0, std::nullopt};  // full, queue at the ref
+    double congested = evaluate(s, labParams()).level;
+    EXPECT_NEAR(congested, 12, 1e-9);
+    int changes = 0;
+    for (int i = 1; i <= 9; ++i) changes += f.update(congested, true, t + i * 100ms);
+    EXPECT_EQ(changes, 0) << "published within minHold";
+    EXPECT_EQ(f.fastDrops(), 0u);
 }
 
 TEST(QualityFilter, DownIsImmediateAndNeverBelowOneWhenUp) {

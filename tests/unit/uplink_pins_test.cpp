@@ -65,6 +65,20 @@ TEST(UplinkPins, EverythingElseThrowsToMain) {
     EXPECT_FALSE(pinnedEntry({}, kUp1, 1000, 201));
 }
 
+TEST(UplinkPins, APathPathqdThinnedIsNotPinned) {
+    auto thin = via(kUp1), full = via(kUp2);
+    thin.weight = 20;  // pathqd: a quarter of the other path
+    full.weight = 80;
+    auto main = route("10.128.1.0/24", {thin, full});
+    EXPECT_EQ(pinnedEntry({&main}, kUp1, 1000, 201, 0.5)->type, RTN_THROW);
+    EXPECT_EQ(pinnedEntry({&main}, kUp2, 1000, 201, 0.5)->type, RTN_UNICAST);
+    EXPECT_EQ(pinnedEntry({&main}, kUp1, 1000, 201, 0.0)->type, RTN_UNICAST);  // regardless
+    thin.weight = 45;
+    full.weight = 55;
+    main = route("10.128.1.0/24", {thin, full});
+    EXPECT_EQ(pinnedEntry({&main}, kUp1, 1000, 201, 0.5)->type, RTN_UNICAST);
+}
+
 TEST(UplinkPins, TheLowestMetricDecides) {
     auto best = route("10.128.1.0/24", {via(kUp2)}, 20);
     auto worse = route("10.128.1.0/24", {via(kUp1)}, 200);

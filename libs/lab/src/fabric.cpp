@@ -32,6 +32,7 @@ void Fabric::addNode(const std::string& node) {
            "ip link set lo up && sysctl -qw net.ipv4.ip_forward=1 "
            "net.ipv6.conf.all.forwarding=1 net.ipv6.conf.all.disable_ipv6=0 "
            "net.ipv6.conf.default.disable_ipv6=0 net.ipv4.fib_multipath_hash_policy=1 "
+           "net.ipv6.fib_multipath_hash_policy=1 "
            "net.core.txrehash=0");
 }
 

@@ -128,12 +128,18 @@ RouteWatch::~RouteWatch() {
     }
 }
 
-void RouteWatch::open() {
+namespace {
+
+int netlinkSocket(bool subscribe) {
     int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
     if (fd < 0) throw std::runtime_error(std::string("route watch socket: ") + strerror(errno));
-    int size = kReceiveBuffer;
-    if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
-        ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    if (subscribe) {
+        // Without CAP_NET_ADMIN (pathqd) this stays at net.core.rmem_max: a burst larger
+        // than that is an overflow, and a snapshot.
+        int size = kReceiveBuffer;
+        if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
+            ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    }
     sockaddr_nl sa{};
     sa.nl_family = AF_NETLINK;
     if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0) {
@@ -141,25 +147,37 @@ void RouteWatch::open() {
         ::close(fd);
         throw std::runtime_error(std::string("route watch bind: ") + strerror(err));
     }
-    for (int group : {RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE, RTNLGRP_NEXTHOP})
-        ::setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof group);
-    fd_ = fd;
-    descriptor_ = std::make_unique<boost::asio::posix::stream_descriptor>(io_, fd);
+    if (subscribe) {
+        for (int group : {RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE, RTNLGRP_NEXTHOP})
+            ::setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof group);
+    }
+    return fd;
+}
+
+}  // namespace
+
+void RouteWatch::open() {
+    eventsFd_ = netlinkSocket(true);
+    events_ = std::make_unique<boost::asio::posix::stream_descriptor>(io_, eventsFd_);
+    dumpsFd_ = netlinkSocket(false);
+    dumps_ = std::make_unique<boost::asio::posix::stream_descriptor>(io_, dumpsFd_);
 }
 
 void RouteWatch::start() {
     open();
     beginSnapshot();
-    armRead();
+    armRead(*events_, eventsFd_, false);
+    armRead(*dumps_, dumpsFd_, true);
 }
 
 void RouteWatch::stop() {
     retryTimer_.cancel();
-    if (descriptor_) {
-        descriptor_->cancel();
-        descriptor_.reset();  // closes fd_
+    for (auto* d : {&events_, &dumps_}) {
+        if (!*d) continue;
+        (*d)->cancel();
+        d->reset();  // closes its socket
     }
-    fd_ = -1;
+    eventsFd_ = dumpsFd_ = -1;
 }
 
 void RouteWatch::setTables(std::set<uint32_t> tables) {
@@ -170,28 +188,28 @@ void RouteWatch::setTables(std::set<uint32_t> tables) {
 
 void RouteWatch::resync() {
     if (stage_ >= 0) {
-        resyncWanted_ = true;  // one dump at a time per socket: after this one
+        resyncWanted_ = true;  // one dump at a time: after this one
         return;
     }
     beginSnapshot();
 }
 
-void RouteWatch::armRead() {
-    if (!descriptor_) return;
-    descriptor_->async_wait(boost::asio::posix::stream_descriptor::wait_read,
-                            [this](const boost::system::error_code& ec) {
-                                if (ec) return;
-                                drain();
-                                armRead();
-                            });
+void RouteWatch::armRead(boost::asio::posix::stream_descriptor& d, int fd, bool dumps) {
+    d.async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                 [this, &d, fd, dumps](const boost::system::error_code& ec) {
+                     if (ec) return;
+                     drain(fd, dumps);
+                     armRead(d, fd, dumps);
+                 });
 }
 
-void RouteWatch::drain() {
+void RouteWatch::drain(int fd, bool dumps) {
     for (;;) {
-        ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size() * sizeof(uint32_t), MSG_DONTWAIT);
+        ssize_t n = ::recv(fd, buffer_.data(), buffer_.size() * sizeof(uint32_t), MSG_DONTWAIT);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno == ENOBUFS) {
             ++stats_.overflows;
+            queued_.clear();  // the next snapshot covers them
             resync();
             continue;
         }
@@ -201,12 +219,23 @@ void RouteWatch::drain() {
             nlmsghdr nh{};
             std::memcpy(&nh, rest.data(), sizeof nh);
             if (nh.nlmsg_len < sizeof(nlmsghdr) || nh.nlmsg_len > rest.size()) break;
-            handle(reinterpret_cast<const nlmsghdr*>(rest.data()));
+            if (!dumps && stage_ >= 0) {
+                ++stats_.queuedDuringDump;
+                std::vector<uint32_t> copy((nh.nlmsg_len + 3) / 4);
+                std::memcpy(copy.data(), rest.data(), nh.nlmsg_len);
+                queued_.push_back(std::move(copy));
+            } else {
+                handle(reinterpret_cast<const nlmsghdr*>(rest.data()));
+            }
             size_t step = NLMSG_ALIGN(nh.nlmsg_len);
             if (step >= rest.size()) break;
             rest = rest.subspan(step);
         }
     }
+    notify();
+}
+
+void RouteWatch::notify() {
     if (changed_.empty() && !snapshotDone_) return;
     std::vector<RouteKey> changed(changed_.begin(), changed_.end());
     bool done = snapshotDone_;
@@ -339,7 +368,7 @@ void RouteWatch::nextStage() {
     req.body.rtm_family = stage_ == 0 ? AF_UNSPEC : (stage_ == 1 ? AF_INET : AF_INET6);
     sockaddr_nl kernel{};
     kernel.nl_family = AF_NETLINK;
-    if (::sendto(fd_, &req, req.nh.nlmsg_len, 0, reinterpret_cast<sockaddr*>(&kernel),
+    if (::sendto(dumpsFd_, &req, req.nh.nlmsg_len, 0, reinterpret_cast<sockaddr*>(&kernel),
                  sizeof kernel) < 0) {
         // The socket buffer is full of events: try the whole snapshot again later.
         stage_ = -1;
@@ -373,6 +402,7 @@ void RouteWatch::endSnapshot() {
         });
         synced_ = true;
         snapshotDone_ = true;
+        replayQueued();
         return;
     }
     interruptedInRow_ = 0;
@@ -385,6 +415,13 @@ void RouteWatch::endSnapshot() {
     objectsNotSeen_.clear();
     synced_ = true;
     snapshotDone_ = true;
+    replayQueued();
+}
+
+void RouteWatch::replayQueued() {
+    auto queued = std::move(queued_);
+    queued_.clear();
+    for (const auto& msg : queued) handle(reinterpret_cast<const nlmsghdr*>(msg.data()));
 }
 
 }  // namespace twinrail::netlink

@@ -203,7 +203,8 @@ json configDb(const Plan& plan, const Switch& sw) {
     for (const auto& p : sw.ports) {
         if (p.role == PortRole::Host) continue;
         db["PATHQD_PORT"][p.name] = {{"role", p.role == PortRole::Uplink ? "uplink" : "downlink"},
-                                     {"capacity_mbps", n(static_cast<long>(p.speedGbps) * 1000)}};
+                                     {"capacity_mbps", n(static_cast<long>(p.speedGbps) * 1000)},
+                                     {"neighbor", p.peer}};
     }
     if (sw.spine) return db;
     // Host-facing ports carry the rail's gateway address (without its prefix route: the

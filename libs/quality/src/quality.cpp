@@ -67,6 +67,14 @@ bool Filter::update(double rawLevel, bool up, Clock::time_point now) {
     double tau = std::max(1e-3, seconds(p_.smoothing));
     smoothed_ += (1.0 - std::exp(-dt / tau)) * (rawLevel - smoothed_);
 
+    if (auto drop = largeDrop()) {
+        ++fastDrops_;
+        published_ = *drop;
+        smoothed_ = rawLevel;
+        outOfBand_ = 0;
+        lastChange_ = now;
+        return true;
+    }
     bool outside = std::abs(smoothed_ - published_) > 0.5 + p_.hysteresis;
     outOfBand_ = outside ? outOfBand_ + 1 : 0;
     if (outOfBand_ < std::max(1, p_.confirmSamples)) return false;
@@ -89,6 +97,19 @@ bool Filter::update(double rawLevel, bool up, Clock::time_point now) {
     outOfBand_ = 0;
     lastChange_ = now;
     return true;
+}
+
+std::optional<int> Filter::largeDrop() const {
+    if (p_.fastDrop <= 0 || static_cast<int>(recent_.size()) < std::max(1, p_.confirmSamples))
+        return std::nullopt;
+    // Every recent raw sample is that far below: a step, not noise (the highest of them
+    // is what is published, so a sample on its way down does not overshoot).
+    double highest = *std::max_element(recent_.begin(), recent_.end());
+    int candidate = clampLevel(highest);
+    double step = published_ - highest;
+    if (step < std::max(2.0, p_.fastDrop * published_) || candidate >= published_)
+        return std::nullopt;
+    return candidate;
 }
 
 std::optional<RateTracker::Rates> RateTracker::update(const Counters& c,

@@ -3,13 +3,16 @@
 // mirrors the main table through it; at 100k routes a dump per second was most of
 // pathqd's CPU (issue 12), while the events of a steady fabric cost nothing.
 //
-// One non-blocking socket on the io_context carries both the subscriptions and the
-// dumps, so what it reads is in the kernel's order: a change during a dump arrives after
-// the part of the dump it changed, or is part of it. A snapshot (at start, after the
-// kernel dropped events with ENOBUFS, or on request) dumps nexthop objects and routes and
-// then removes whatever it did not see; a dump the kernel flags as interrupted
-// (NLM_F_DUMP_INTR) is repeated instead of swept. Nothing here blocks: a dump is a
-// request sent and replies read as they come.
+// Two non-blocking sockets on the io_context: one subscribed to route and nexthop events,
+// one for dumps (a dump keeps its socket's buffer full, and events arriving on it then
+// would be dropped: at 100k routes that was an overflow, and another dump, every time).
+// A snapshot (at start, after the kernel dropped events with ENOBUFS, or on request)
+// dumps nexthop objects and routes and then removes whatever it did not see. Events that
+// arrive meanwhile are read at once (so they are not lost) but applied after the dump, in
+// their order: the dump may hold an older state of a route than they do, never a newer
+// one than the last of them. A dump the kernel flags as interrupted (NLM_F_DUMP_INTR) is
+// repeated instead of swept. Nothing here blocks: a dump is a request sent and replies
+// read as they come.
 #pragma once
 
 #include <linux/netlink.h>
@@ -71,6 +74,7 @@ struct RouteWatchStats {
     uint64_t snapshots = 0;
     uint64_t dumpsInterrupted = 0;
     uint64_t unresolved = 0;  // routes whose nexthop object was not (yet) known
+    uint64_t queuedDuringDump = 0;
 };
 
 class RouteWatch {
@@ -96,8 +100,9 @@ class RouteWatch {
 
   private:
     void open();
-    void armRead();
-    void drain();
+    void armRead(boost::asio::posix::stream_descriptor& d, int fd, bool dumps);
+    void drain(int fd, bool dumps);
+    void notify();
     void handle(const nlmsghdr* msg);
     void onRoute(const nlmsghdr* msg);
     void onNexthop(const nlmsghdr* msg, bool removed);
@@ -107,13 +112,15 @@ class RouteWatch {
     void beginSnapshot();
     void nextStage();
     void endSnapshot();
+    void replayQueued();
 
     boost::asio::io_context& io_;
     std::set<uint32_t> tables_;
     OnChange onChange_;
-    int fd_ = -1;
-    std::unique_ptr<boost::asio::posix::stream_descriptor> descriptor_;
+    int eventsFd_ = -1, dumpsFd_ = -1;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> events_, dumps_;
     std::vector<uint32_t> buffer_;
+    std::vector<std::vector<uint32_t>> queued_;  // events read during a dump, in order
     Routes routes_;
     NexthopObjects objects_;
     std::map<uint32_t, std::set<RouteKey>> byNhid_;

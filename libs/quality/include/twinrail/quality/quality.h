@@ -46,6 +46,14 @@ struct Params {
     // previous change. Moving traffic away empties a link, and an empty link looks
     // good; without this the level would chase its own traffic.
     std::chrono::milliseconds raiseHold{15000};
+    // A large drop (at least this fraction of the published level, and 2 levels) is let
+    // through at once: `confirmSamples` raw samples in a row that agree on it are enough,
+    // without waiting for the EWMA or for `minHold`. A link that just lost most of its
+    // capacity is worth a flow re-hash now, even right after another change; the damping
+    // stays for raises and small steps, so a steady or noisy link still publishes
+    // nothing. Above maxPenalty, so congestion alone never triggers it: only capacity
+    // lost (a shaper, a slower speed, a member link down) does. 0 turns it off.
+    double fastDrop = 0.3;
 };
 
 // What one sampling period measured on one link (egress direction).
@@ -95,10 +103,12 @@ class Filter {
     int published() const { return published_; }
     double smoothed() const { return smoothed_; }
     uint64_t suppressed() const { return suppressed_; }  // out of band, held back
+    uint64_t fastDrops() const { return fastDrops_; }    // let through by fastDrop
     std::optional<Clock::time_point> lastChange() const { return lastChange_; }
 
   private:
     int clampLevel(double v) const;
+    std::optional<int> largeDrop() const;
     Params p_;
     bool started_ = false;
     double smoothed_ = 0;
@@ -107,6 +117,7 @@ class Filter {
     std::deque<double> recent_;
     std::optional<Clock::time_point> lastSample_, lastChange_;
     uint64_t suppressed_ = 0;
+    uint64_t fastDrops_ = 0;
 };
 
 // Byte and packet counters -> rates between the instants the counters were taken; a
