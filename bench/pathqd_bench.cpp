@@ -185,9 +185,13 @@ class Bench {
         sink_ = lab::ChildProcess({"ip", "netns", "exec", fabric_.ns("h2"), self_, "sink", "5300"},
                                   dir_ + "/sink.log");
         nlohmann::json out;
-        if (only_ == "reaction") {
+        if (only_ == "reaction") {  // with FRR's own propagation beside it, as in the full run
+            out["reaction"]["baseline_frr_edit"] = baselineReaction(trials);
             startPathqd();
             out["reaction"]["pathqd"] = pathqdReaction(trials);
+            out["reaction"]["ratio_p50_to_baseline"] =
+                out["reaction"]["pathqd"]["p50_s"].get<double>() /
+                out["reaction"]["baseline_frr_edit"]["p50_s"].get<double>();
             return out;
         }
         out["goodput"]["ecmp"] = goodputTrials("ecmp");

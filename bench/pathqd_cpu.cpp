@@ -16,35 +16,17 @@
 #include <sstream>
 #include <thread>
 
+#include "bench_util.h"
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/process.h"
 #include "twinrail/netlink/link_stats.h"
 
 namespace lab = twinrail::lab;
+using twinrail::bench::processCpuSeconds;
+using twinrail::bench::threadCpuSeconds;
 using namespace std::chrono_literals;
 
-namespace {
-
-double processCpuSeconds(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::istringstream rest(text.substr(text.rfind(')') + 2));
-    std::string field;
-    double utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i) {
-        if (i == 14) utime = std::stod(field);
-        if (i == 15) stime = std::stod(field);
-    }
-    return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-double threadCpuSeconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 namespace {
 

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench_util.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/netlink/link_stats.h"
@@ -29,31 +30,15 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
+using twinrail::bench::processCpuSeconds;
+using twinrail::bench::threadCpuSeconds;
+
 namespace {
 
 constexpr const char* kLab = "pqsc";
 constexpr auto kWindow = 30s;
 constexpr auto kSlice = 10s;  // pathqd's CPU per slice, with the route events in it
 constexpr int kSlices = 6;
-
-double processCpuSeconds(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::istringstream rest(text.substr(text.rfind(')') + 2));
-    std::string field;
-    double utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i) {
-        if (i == 14) utime = std::stod(field);
-        if (i == 15) stime = std::stod(field);
-    }
-    return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-double threadCpuSeconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
 
 size_t count(const std::string& text) {
     size_t n = 0;
@@ -190,11 +175,6 @@ static int benchMain(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-    try {
-        return benchMain(argc, argv);
-    } catch (const std::exception& e) {
-        std::cerr << "pathqd_scale: " << e.what() << "\n";
-        lab::PlanLab::down(kLab);
-        return 70;
-    }
+    return twinrail::bench::labMain("pathqd_scale", kLab,
+                                    [argc, argv] { return benchMain(argc, argv); });
 }

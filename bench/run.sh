@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the benchmarks on the namespace fabrics and writes bench/results/*.json (root).
-# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|sonic|lab|frr-restart|matrix|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
+# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|sonic|lab|frr-restart|matrix|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
 #   soak (not in all: 15 min or more): bench/run.sh soak [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,16 @@ if [ "$what" = all ] || [ "$what" = pathqd-scale ]; then
   build/bench/pathqd_scale "$PWD/build/tools/twinrail-lab/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/pathqd_scale.json "${2:-16384,100000}"
+fi
+if [ "$what" = all ] || [ "$what" = frr-floor ]; then
+  build/bench/frr_floor "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+    "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
+    bench/results/frr_floor.json 20
+fi
+if [ "$what" = all ] || [ "$what" = lb ]; then
+  build/bench/lb_bench "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+    "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
+    bench/results/lb.json 6
 fi
 if [ "$what" = all ] || [ "$what" = lab ]; then
   build/bench/lab_failover_bench "$PWD/build/tools/twinrail-lab/twinrail-lab" \

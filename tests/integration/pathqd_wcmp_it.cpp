@@ -159,6 +159,31 @@ TEST_F(PathqdFabric, TrafficSplitFollowsTheWeightsOnIpv4AndIpv6) {
     }
 }
 
+// FRR 8.4's rule, checked: when one path of a multipath route carries no link-bandwidth,
+// the whole group is plain ECMP, however low the others' values. So pathqd tags every
+// path it publishes (a live link is level 1 at least, never 0), and a spine without pathqd
+// turns its leaves' weights off for every prefix it carries.
+TEST_F(PathqdFabric, OnePathWithoutLinkBandwidthMakesTheGroupEcmp) {
+    startPathqd("s1", config("downlink"), true);
+    startPathqd("l1", config("uplink"));
+    startPathqd("l2", config("uplink"));
+    lab::shapePort(*fabric_, "s1", "swp2", 20);  // s1's path to l2 at a fifth
+    ASSERT_TRUE(waitUntil(
+        [this] {
+            return fabric_->vtysh("s1", "show running-config").find("bandwidth 6") !=
+                   std::string::npos;
+        },
+        15s))
+        << "s1 did not publish its lower level";
+    std::this_thread::sleep_for(3s);
+    EXPECT_EQ(share("l1", kH2Net, "swp1"), 50.0)
+        << "s2's path has no link-bandwidth: FRR 8.4 should fall back to ECMP\n"
+        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+    startPathqd("s2", config("downlink"));  // now every path is tagged
+    EXPECT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") < 25.0; }, 15s))
+        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+}
+
 TEST_F(PathqdFabric, SteadyLoadCausesNoRouteMapChanges) {
     startAll();
     lab::shapePort(*fabric_, "s1", "swp2", 40);

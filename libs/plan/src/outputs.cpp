@@ -47,7 +47,10 @@ std::string header(const std::string& hostname) {
            hostname +
            "\nservice integrated-vtysh-config\n!\n"
            "! FRR 8.4: ECMP groups as kernel nexthop objects go stale after a link flap\n"
-           "no zebra nexthop kernel enable\n!\n";
+           "no zebra nexthop kernel enable\n!\n"
+           "! zebra's RIB work-queue hold, 10 ms by default, paid once on each end of every\n"
+           "! route's way (measured: 172 -> 155 ms leaf to remote leaf); 1 ms still batches\n"
+           "zebra work-queue 1\n!\n";
 }
 
 std::string loopbackPolicy(const std::string& loopback) {

@@ -1,0 +1,10 @@
+set terminal pngcairo size 900,420
+set output 'bench/results/lb.png'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set yrange [0:1.35]
+set grid y
+set key top center horizontal
+set title 'Load balancing, 4x4 leaf, 100 Mbit/s links (median of the jobs)'
+plot 'bench/results/lb.dat' using 2:xtic(1) title 'permutation: ideal / job time', '' using 3 title 'one spine path at 1/4: goodput / max-flow'
