@@ -133,17 +133,6 @@ void Daemon::stop() {
     if (stateDb_) stateDb_->stop();
 }
 
-PinSettings Daemon::pinSettings() const {
-    return PinSettings{cfg_.uplinkPins,    cfg_.pinTableBase,      cfg_.pinRulePriority,
-                       cfg_.routeProtocol, cfg_.pinMinWeightRatio, cfg_.ipv4,
-                       cfg_.ipv6};
-}
-
-void Daemon::startPinner() {
-    policyWriter_ = std::make_unique<netlink::KernelPolicyWriter>();
-    pinner_ = std::make_unique<UplinkPinner>(io_, pinSettings(), *policyWriter_);
-}
-
 void Daemon::applyConfig(const Config& next) {
     auto check = checkRuntimeChange(cfg_, next);
     if (const auto* err = std::get_if<ConfigError>(&check)) {
@@ -490,37 +479,6 @@ void Daemon::armStatsTimer() {
         publishStats();
         armStatsTimer();
     });
-}
-
-void Daemon::publishStats() {
-    if (!stateDb_ || !stateDb_->connected()) return;
-    StatsView v{registry_.stats(),
-                registry_.installedCount(),
-                registry_.size(),
-                registry_.pendingCount(),
-                prober_.stats(),
-                monitor_.stats(),
-                auditor_ ? auditor_->stats() : AuditStats{.state = "off"},
-                configRejected_,
-                redisErrors_ + hostTable_->errors() + foreignTable_->errors(),
-                foreign_.size(),
-                frrStatus_,
-                pinner_ ? std::optional(pinner_->stats()) : std::nullopt,
-                pinner_ ? std::optional(pinner_->watchStats()) : std::nullopt};
-    redis::Fields row =
-        statsRow(v, wallClock(Clock::now(), Clock::now(), std::chrono::system_clock::now()));
-    std::vector<std::string> args{"HSET",
-                                  std::string(kStatsTable) + options_.stateDbSeparator + "global"};
-    for (auto& [field, value] : row) {
-        args.push_back(field);
-        args.push_back(value);
-    }
-    stateDb_->command(args, [this](const redis::Value& r) { countRedisError(r); });
-}
-
-void Daemon::countRedisError(const redis::Value& reply) {
-    if (!reply.isError() || reply.connectionLost()) return;
-    if (redisErrors_++ == 0) log::warning("redis STATE_DB: stats write refused: ", reply.str);
 }
 
 }  // namespace twinrail::hostrouted

@@ -66,6 +66,9 @@ struct DaemonStats {
     uint64_t weightRebuilds = 0;  // PATH_WEIGHT_TABLE recomputed (a route changed)
 };
 
+// The interface name of `ifindex`, or "if<n>" when it is gone.
+std::string ifName(int ifindex);
+
 class Daemon {
   public:
     Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,

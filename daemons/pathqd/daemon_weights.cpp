@@ -1,0 +1,76 @@
+// pathqd's view of the kernel's multipath weights: route events into the weight groups,
+// PATH_WEIGHT_TABLE rows, and the weight audit's input.
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+
+#include "daemon.h"
+
+namespace twinrail::pathqd {
+namespace {
+constexpr uint8_t kBgpProtocol = 186;  // RTPROT_BGP: routes zebra installs for bgpd
+}  // namespace
+
+std::string ifName(int ifindex) {
+    char buf[IF_NAMESIZE] = {};
+    return if_indextoname(static_cast<unsigned>(ifindex), buf) != nullptr
+               ? std::string(buf)
+               : "if" + std::to_string(ifindex);
+}
+
+void Daemon::armWeights() {
+    weightsTimer_.expires_after(cfg_.weightsInterval);
+    weightsTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec) return;
+        refreshWeights();
+        armWeights();
+    });
+}
+
+// Route events go into the weight groups as they come (a change costs what changed); the
+// rows they touched are written at most once per weightsInterval.
+void Daemon::onRoutes(const std::vector<netlink::RouteKey>& changed, bool snapshotDone) {
+    if (snapshotDone) ifNames_.clear();  // names may have changed while events were lost
+    const auto& routes = routeWatch_->routes();
+    for (const auto& key : changed) {
+        auto it = routes.find(key);
+        bool bgp = it != routes.end() && it->second.protocol == kBgpProtocol &&
+                   it->second.table == RT_TABLE_MAIN;
+        weightGroups_.update(key, bgp ? &it->second : nullptr);
+    }
+    weightsDirty_ = weightsDirty_ || !changed.empty();
+}
+
+void Daemon::refreshWeights() {
+    if (!weightsDirty_) return;
+    weightsDirty_ = false;
+    ++stats_.weightRebuilds;
+    for (const auto& key : weightGroups_.takeChanged())
+        if (weightTable_) weightTable_->markDirty(key);
+}
+
+// The weight audit's input, built when an audit runs (every 30 s), not per change.
+const std::vector<netlink::RouteWeights>& Daemon::kernelRoutes() {
+    kernelRoutes_.clear();
+    if (!routeWatch_) return kernelRoutes_;
+    for (const auto& [key, r] : routeWatch_->routes()) {
+        if (r.protocol == kBgpProtocol && r.table == RT_TABLE_MAIN)
+            kernelRoutes_.push_back({r.dst, r.nhid, r.nexthops});
+    }
+    return kernelRoutes_;
+}
+
+std::string Daemon::cachedIfName(int ifindex) {
+    auto it = ifNames_.find(ifindex);
+    if (it != ifNames_.end()) return it->second;
+    return ifNames_[ifindex] = ifName(ifindex);
+}
+
+std::optional<redis::Fields> Daemon::weightRow(const std::string& key) const {
+    return weightGroups_.row(key);
+}
+
+std::vector<std::string> Daemon::weightKeys() const {
+    return weightGroups_.keys();
+}
+
+}  // namespace twinrail::pathqd
