@@ -8,7 +8,7 @@
 // as the baseline. Writes bench/results/failure_matrix.json, a .dat and a PNG (gnuplot).
 //
 // usage: failure_matrix TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [MODES] [PLANESTEER]
-//   MODES: comma-separated of bond, routed, bond+steer (default: all three)
+//   MODES: comma-separated of bond, routed, bond+steer, evpn-mh (default: all four)
 //        failure_matrix --plot OUT.json   (draws the chart again from a result)
 #include <algorithm>
 #include <cmath>
@@ -87,9 +87,13 @@ json summarise(const json& reports) {
     return out;
 }
 
+json detourGoodput(const lab::LabBinaries& bins);
+
 json runMode(const std::string& mode, const lab::LabBinaries& bins, const std::string& steer) {
     auto r = lab::defaultLabRequest();
-    r.attach = mode == "routed" ? plan::Attach::Routed : plan::Attach::Bond;
+    r.attach = mode == "routed"    ? plan::Attach::Routed
+               : mode == "evpn-mh" ? plan::Attach::EvpnMh
+                                   : plan::Attach::Bond;
     auto p = std::get<plan::Plan>(plan::buildPlan(r));
     lab::PlanLab l(kLab, p, bins);
     l.up();
@@ -136,7 +140,37 @@ json runMode(const std::string& mode, const lab::LabBinaries& bins, const std::s
             std::this_thread::sleep_for(3s);
         }
     }
+    if (mode == "evpn-mh") out["detour_goodput"] = detourGoodput(bins);
     lab::PlanLab::down(kLab);
+    return out;
+}
+
+// evpn-mh only: with srv1-nic1's plane-1 port down, TCP goodput from srv1-nic2 to it for 3 s,
+// sent into each plane (a tc pin on the sender's bond): plane 2 delivers directly, plane 1
+// through p1-leaf1's detour over the AUX link to p2-leaf1.
+json detourGoodput(const lab::LabBinaries& bins) {
+    json out;
+    lab::failNode(kLab, "srv1-nic1:port1");
+    std::this_thread::sleep_for(3s);
+    lab::inNode(kLab, "srv1-nic1", "iperf3 -s -D -p 5202 >/dev/null 2>&1");
+    std::this_thread::sleep_for(500ms);
+    for (const char* port : {"port1", "port2"}) {
+        lab::inNode(kLab, "srv1-nic2",
+                    std::string("tc filter add dev bond0 egress pref 5 protocol ip u32 match ip "
+                                "dst 10.128.0.2/32 action mirred egress redirect dev ") +
+                        port);
+        auto r =
+            lab::inNode(kLab, "srv1-nic2", "iperf3 -J -c 10.128.0.2 -B 10.128.1.2 -p 5202 -t 3");
+        lab::inNode(kLab, "srv1-nic2", "tc filter del dev bond0 egress pref 5");
+        auto j = json::parse(r.out, nullptr, false);
+        double bps = j.is_discarded() ? 0 : j["end"]["sum_received"].value("bits_per_second", 0.0);
+        out[std::string("plane") + port[4]] = {
+            {"mbps", bps / 1e6},
+            {"path", port[4] == '1' ? "p1-leaf1 -> AUX -> p2-leaf1" : "p2-leaf1"}};
+        std::cout << "evpn-mh, port1 down, into plane " << port[4] << ": " << bps / 1e6 << " Mbit/s"
+                  << std::endl;
+    }
+    lab::restoreNode(kLab, bins, "srv1-nic1:port1");
     return out;
 }
 
@@ -217,7 +251,7 @@ static int benchMain(int argc, char** argv) {
         return 64;
     }
     lab::LabBinaries bins{argv[2], argv[3], argv[1], "twinrail"};
-    std::string modesArg = argc > 5 ? argv[5] : "bond,routed,bond+steer";
+    std::string modesArg = argc > 5 ? argv[5] : "bond,routed,bond+steer,evpn-mh";
     std::string steer = argc > 6 ? argv[6] : "planesteer";
     json modes = json::array();
     std::stringstream in(modesArg);

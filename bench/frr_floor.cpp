@@ -100,14 +100,14 @@ json trials(int n, int& next, const std::string& ifname) {
         r.table = 10;
         r.protocol = 4;  // static: not hostrouted's
         r.nexthops = {{ifindex, {}, 1, false}};
-        writer->submit({nl::PolicyOp::ReplaceRoute, r, {}});
+        writer->submit({nl::PolicyOp::ReplaceRoute, r, {}, {}});
         auto t0 = Clock::now();
         writer->flush();
         auto s = waitFor(spine, r.dst, t0 + 3s);
         auto l = waitFor(leaf, r.dst, t0 + 3s);
         if (s) toSpine.push_back(std::chrono::duration<double, std::milli>(*s - t0).count());
         if (l) toLeaf.push_back(std::chrono::duration<double, std::milli>(*l - t0).count());
-        writer->submit({nl::PolicyOp::RemoveRoute, r, {}});
+        writer->submit({nl::PolicyOp::RemoveRoute, r, {}, {}});
         writer->flush();
         std::this_thread::sleep_for(300ms);
     }

@@ -46,7 +46,7 @@ fi
 if [ "$what" = all ] || [ "$what" = matrix ]; then
   build/bench/failure_matrix "$PWD/build/tools/twinrail-lab/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
-    bench/results/failure_matrix.json bond,routed,bond+steer "$PWD/build/daemons/planesteer/planesteer"
+    bench/results/failure_matrix.json bond,routed,bond+steer,evpn-mh "$PWD/build/daemons/planesteer/planesteer"
 fi
 if [ "$what" = soak ]; then
   build/bench/chaos_soak "$PWD/build/tools/twinrail-lab/twinrail-lab" \

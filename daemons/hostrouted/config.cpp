@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "twinrail/common/ip.h"
 #include "twinrail/service/config_fields.h"
 
 namespace twinrail::hostrouted {
@@ -18,11 +19,32 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     const std::string where = "HOSTROUTED|global";
     if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
     FieldReader r{row, where, std::nullopt};
-    r.rejectUnknown({"route_table", "route_protocol", "ipv4", "ipv6", "accept_evpn", "manage_frr",
-                     "proxy_arp", "proxy_nd", "keepalive", "holdtime", "max_routes",
-                     "max_routes_per_port", "route_rate", "route_burst", "audit_interval",
-                     "frr_audit_interval", "pin_table_base", "pin_rule_priority",
-                     "pin_min_weight_ratio"});
+    r.rejectUnknown({"route_table",
+                     "route_protocol",
+                     "ipv4",
+                     "ipv6",
+                     "accept_evpn",
+                     "manage_frr",
+                     "proxy_arp",
+                     "proxy_nd",
+                     "keepalive",
+                     "holdtime",
+                     "max_routes",
+                     "max_routes_per_port",
+                     "route_rate",
+                     "route_burst",
+                     "audit_interval",
+                     "frr_audit_interval",
+                     "pin_table_base",
+                     "pin_rule_priority",
+                     "pin_min_weight_ratio",
+                     "evpn_mh",
+                     "evpn_poll_interval",
+                     "evpn_vty",
+                     "evpn_peer",
+                     "evpn_peer_interface",
+                     "evpn_detour_table",
+                     "evpn_detour_priority"});
     // zebra's `ip import-table` accepts 1-252; 253-255 are the kernel's own tables.
     r.integer("route_table", cfg.routeTable, 1, 252);
     // 186-198 are routing daemons' protocol numbers that zebra treats as its own.
@@ -30,6 +52,22 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.boolean("ipv4", cfg.ipv4);
     r.boolean("ipv6", cfg.ipv6);
     r.boolean("accept_evpn", cfg.acceptEvpn);
+    r.boolean("evpn_mh", cfg.evpnMh);
+    long long pollMs = cfg.evpnPollInterval.count();
+    r.integer("evpn_poll_interval", pollMs, 20, 10000);
+    cfg.evpnPollInterval = std::chrono::milliseconds(pollMs);
+    if (auto vty = r.text("evpn_vty")) cfg.evpnVty = *vty;
+    if (auto peer = r.text("evpn_peer")) {
+        auto ip = IpAddr::parse(*peer);
+        if (!ip || !ip->isV4())
+            r.fail("evpn_peer", "must be the ES peer's IPv4 address on the AUX link");
+        cfg.evpnPeer = *peer;
+    }
+    if (auto dev = r.text("evpn_peer_interface")) cfg.evpnPeerInterface = *dev;
+    if (!r.error && cfg.evpnPeer.empty() != cfg.evpnPeerInterface.empty())
+        r.fail("evpn_peer", "evpn_peer and evpn_peer_interface go together");
+    r.integer("evpn_detour_table", cfg.evpnDetourTable, 256, 1'000'000'000);
+    r.integer("evpn_detour_priority", cfg.evpnDetourPriority, 1, 32764);
     r.boolean("manage_frr", cfg.manageFrr);
     r.boolean("proxy_arp", cfg.proxyArp);
     r.boolean("proxy_nd", cfg.proxyNd);
@@ -138,6 +176,14 @@ std::variant<std::monostate, ConfigError> checkRuntimeChange(const Config& runni
         return ConfigError{"HOSTROUTED|global field route_table",
                            "cannot change while running (every route would move); restart "
                            "hostrouted"};
+    }
+    if (running.evpnMh != next.evpnMh || running.evpnVty != next.evpnVty ||
+        running.evpnPollInterval != next.evpnPollInterval || running.evpnPeer != next.evpnPeer ||
+        running.evpnPeerInterface != next.evpnPeerInterface ||
+        running.evpnDetourTable != next.evpnDetourTable ||
+        running.evpnDetourPriority != next.evpnDetourPriority) {
+        return ConfigError{"HOSTROUTED|global field evpn_mh",
+                           "EVPN-MH settings cannot change while running; restart hostrouted"};
     }
     if (running.routeProtocol != next.routeProtocol) {
         return ConfigError{"HOSTROUTED|global field route_protocol",

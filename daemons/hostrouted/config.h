@@ -23,7 +23,20 @@ struct Config {
     uint8_t routeProtocol = 201;  // marks our routes; also IPv6 routes in the main table
     bool ipv4 = true;
     bool ipv6 = true;
-    bool acceptEvpn = true;  // NTF_EXT_LEARNED entries synced by EVPN multihoming
+    // EVPN multihoming (es_attachment.h): the managed interfaces are SVIs whose bridges
+    // hold Ethernet-segment ports, and FRR's EVPN view is read every evpnPollInterval.
+    bool evpnMh = false;
+    bool acceptEvpn = true;  // route the hosts the ES peer learned (evpn_mh only)
+    std::chrono::milliseconds evpnPollInterval{100};
+    std::string evpnVty;  // zebra's vty socket; empty: zebra.vty in FRR's run directory
+    // The ES peer over the AUX link, for the detour of hosts whose ES port is down here
+    // (es_attachment.h); no peer, no detour. The detour routes live in their own table,
+    // looked up at evpnDetourPriority + 1 by everything that did not come in over the AUX
+    // link (at evpnDetourPriority: AUX ingress goes straight to main, so never loops).
+    std::string evpnPeer;
+    std::string evpnPeerInterface;
+    uint32_t evpnDetourTable = 990;
+    uint32_t evpnDetourPriority = 900;
     bool manageFrr = false;
     bool proxyArp = false;
     bool proxyNd = false;

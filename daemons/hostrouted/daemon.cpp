@@ -31,7 +31,7 @@ Liveness livenessOf(const Config& c) {
     return Liveness{c.keepalive, c.holdtime};
 }
 PolicyOptions policyOf(const Config& c) {
-    return PolicyOptions{c.ipv4, c.ipv6, c.acceptEvpn};
+    return PolicyOptions{c.ipv4, c.ipv6};
 }
 
 }  // namespace
@@ -76,6 +76,7 @@ void Daemon::start() {
     prober_.start();
     auto before = registry_.stats();
     if (!cfg_.uplinkPins.empty()) startPinner();  // before the links snapshot: it needs them
+    if (cfg_.evpnMh) startEsSync();               // its first view comes after the kernel snapshot
     monitor_.start();
     if (pinner_) pinner_->start();
     const auto& after = registry_.stats();
@@ -130,6 +131,7 @@ void Daemon::stop() {
     if (auditor_) auditor_->stop();
     if (frrWatcher_) frrWatcher_->stop();
     if (pinner_) pinner_->stop();
+    if (esSync_) esSync_->stop();
     if (stateDb_) stateDb_->stop();
 }
 
@@ -180,12 +182,15 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
         registry_.portDown(link.ifindex, Clock::now());
         return;
     }
+    const bool operBefore = it != ports_.end() && it->second.link.operUp;
     Port& port = ports_[link.ifindex];
     port.link = link;
     port.managed = cfg_.managesInterface(link.name);
     applyProxy(port);
     bool isUp = port.link.operUp && port.managed;
     if (inSnapshot_) return;
+    // An ES port's loss withdraws its hosts at once, before FRR's next read says so.
+    if (esSync_ && !port.managed && operBefore != link.operUp) redecideEsHosts();
     if (wasUp && !isUp) {
         log::info("port ", link.name, " down: withdrawing its host routes");
         registry_.portDown(link.ifindex, Clock::now());
@@ -208,6 +213,7 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
     static const Port kUnknown;
     auto it = ports_.find(neigh.ifindex);
     const Port& port = it == ports_.end() ? kUnknown : it->second;
+    if (esSync_ && port.managed) return onSviNeighbor(neigh, removed);
     InterfaceView view{port.managed, port.link.operUp, port.addresses};
     Verdict v = classifyNeighbor(neigh, removed, view, own_, policyOf(cfg_));
     auto now = Clock::now();
@@ -429,6 +435,7 @@ void Daemon::checkFrr() {
 void Daemon::onFrrRestart(const std::string& daemon) {
     if (daemon != "zebra" && daemon != "bgpd") return;
     if (auditor_) auditor_->frrRestarted(daemon);
+    if (esSync_ && daemon == "zebra") esSync_->zebraRestarted();
     // A restarted FRR has only its saved config; check (and with manage_frr restore) the
     // import and redistribute lines once it has had a moment to load it.
     frrRecheckTimer_.expires_after(std::chrono::seconds(3));

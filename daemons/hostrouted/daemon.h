@@ -13,6 +13,8 @@
 #include <unordered_map>
 
 #include "config.h"
+#include "es_attachment.h"
+#include "es_sync.h"
 #include "foreign_hosts.h"
 #include "host_registry.h"
 #include "import_auditor.h"
@@ -87,6 +89,20 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void countRedisError(const redis::Value& reply);
     std::optional<redis::Fields> hostRowFor(const std::string& key) const;
     std::vector<std::string> allHostKeys() const;
+    // EVPN multihoming (daemon_evpn.cpp)
+    void startEsSync();
+    void onSviNeighbor(const netlink::NeighborEntry& neigh, bool removed);
+    void onEvpnView(const EvpnView& view);
+    void confirmPeerActive(const EvpnView& view);
+    void decideEsHost(const IpAddr& ip, const std::set<std::string>& downPorts);
+    void redecideEsHosts();
+    std::set<std::string> downPortNames() const;
+    int sviOfPort(const std::string& portName) const;
+    void setOwnNeighbor(const IpAddr& ip, std::optional<netlink::StaticNeighbor> wanted);
+    void startDetours();
+    void setDetour(const IpAddr& ip, bool wanted);
+    void setFdbDetour(const MacAddr& mac, int bridge, bool wanted);
+    void flushEvpnWrites();
 
     boost::asio::io_context& io_;
     Config cfg_;
@@ -109,6 +125,14 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     ForeignHosts foreign_;
     std::unique_ptr<netlink::KernelPolicyWriter> policyWriter_;  // with uplink pins only
     std::unique_ptr<UplinkPinner> pinner_;
+    std::unique_ptr<EsSync> esSync_;                               // with evpn_mh only
+    std::unique_ptr<netlink::KernelPolicyWriter> neighborWriter_;  // our static neighbors
+    std::map<IpAddr, netlink::NeighborEntry> sviNeighbors_;        // kernel entries on SVIs
+    std::map<IpAddr, netlink::StaticNeighbor> ownNeighbors_;       // what we installed
+    std::map<IpAddr, std::string> esWhy_;                          // last decision, for logs
+    std::set<IpAddr> detours_;                                     // over AUX, to the ES peer
+    std::map<MacAddr, int> fdbDetours_;  // MAC -> the VXLAN port the bridge sends it to
+    std::set<MacAddr> fdbChecked_;       // MACs whose leftover detour was cleared
     boost::asio::steady_timer registryTimer_, auditTimer_, statsTimer_, snapshotTimer_;
     bool inSnapshot_ = false;
     bool snapshotQueued_ = false;

@@ -30,7 +30,9 @@ void Daemon::publishStats() {
                 foreign_.size(),
                 frrStatus_,
                 pinner_ ? std::optional(pinner_->stats()) : std::nullopt,
-                pinner_ ? std::optional(pinner_->watchStats()) : std::nullopt};
+                pinner_ ? std::optional(pinner_->watchStats()) : std::nullopt,
+                esSync_ ? std::optional(esSync_->stats()) : std::nullopt,
+                ownNeighbors_.size()};
     redis::Fields row =
         statsRow(v, wallClock(Clock::now(), Clock::now(), std::chrono::system_clock::now()));
     std::vector<std::string> args{"HSET",

@@ -4,29 +4,46 @@
 
 namespace twinrail::hostrouted {
 
-std::string_view sourceName(Source s) { return s == Source::Evpn ? "evpn" : "local"; }
+std::string_view sourceName(Source s) {
+    return s == Source::EsPeer ? "es-peer" : "local";
+}
 
 std::string_view reasonName(Reason r) {
     switch (r) {
-        case Reason::Accepted: return "accepted";
-        case Reason::Deleted: return "deleted";
-        case Reason::NotManaged: return "interface not managed";
-        case Reason::LinkDown: return "link down";
-        case Reason::FamilyDisabled: return "address family disabled";
-        case Reason::NotUnicast: return "not a unicast host address";
-        case Reason::LinkLocal: return "link-local address";
-        case Reason::OwnAddress: return "the switch's own address";
-        case Reason::OutsideSubnets: return "outside the port's subnets";
-        case Reason::NoArp: return "NOARP entry";
-        case Reason::EvpnDisabled: return "EVPN-synced entries disabled";
-        case Reason::NotResolved: return "not resolved";
-        case Reason::NoLinkAddress: return "no usable link-layer address";
+        case Reason::Accepted:
+            return "accepted";
+        case Reason::Deleted:
+            return "deleted";
+        case Reason::NotManaged:
+            return "interface not managed";
+        case Reason::LinkDown:
+            return "link down";
+        case Reason::FamilyDisabled:
+            return "address family disabled";
+        case Reason::NotUnicast:
+            return "not a unicast host address";
+        case Reason::LinkLocal:
+            return "link-local address";
+        case Reason::OwnAddress:
+            return "the switch's own address";
+        case Reason::OutsideSubnets:
+            return "outside the port's subnets";
+        case Reason::NoArp:
+            return "NOARP entry";
+        case Reason::RemoteVtep:
+            return "behind a remote VTEP (extern_learn)";
+        case Reason::NotResolved:
+            return "not resolved";
+        case Reason::NoLinkAddress:
+            return "no usable link-layer address";
     }
     return "unknown";
 }
 
 namespace {
-Verdict reject(Reason r) { return Verdict{false, Source::Local, r}; }
+Verdict reject(Reason r) {
+    return Verdict{false, Source::Local, r};
+}
 }  // namespace
 
 Verdict classifyNeighbor(const netlink::NeighborEntry& neigh, bool deleted,
@@ -52,17 +69,19 @@ Verdict classifyNeighbor(const netlink::NeighborEntry& neigh, bool deleted,
     const uint16_t state = neigh.state;
     if ((state & (NUD_INCOMPLETE | NUD_FAILED)) != 0 || state == NUD_NONE)
         return reject(Reason::NotResolved);
-    if (neigh.isExtLearned()) {
-        if (!options.acceptEvpn) return reject(Reason::EvpnDisabled);
-    } else if ((state & NUD_NOARP) != 0) {
+    // An extern_learn entry is zebra's install of a type-2 route from another VTEP: the
+    // host sits behind that VTEP, reached over VXLAN, not on this leaf's ports. (EVPN-MH
+    // peer sync never shows up this way on a stock kernel; es_attachment.h reads it
+    // from FRR.)
+    if (neigh.isExtLearned()) return reject(Reason::RemoteVtep);
+    if ((state & NUD_NOARP) != 0) {
         return reject(Reason::NoArp);
-    } else if ((state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)) ==
-               0) {
+    } else if ((state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)) == 0) {
         return reject(Reason::NotResolved);
     }
     if (!neigh.mac || isZeroMac(*neigh.mac) || isBroadcastOrMulticastMac(*neigh.mac))
         return reject(Reason::NoLinkAddress);
-    return Verdict{true, neigh.isExtLearned() ? Source::Evpn : Source::Local, Reason::Accepted};
+    return Verdict{true, Source::Local, Reason::Accepted};
 }
 
 }  // namespace twinrail::hostrouted

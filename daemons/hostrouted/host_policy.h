@@ -1,6 +1,6 @@
 // Which kernel neighbor becomes a host route: one pure function, no I/O. The rules
 // follow SONiC's neighsyncd, plus what a routed host-facing port needs (subnet and
-// own-address checks, the FRR unnumbered 169.254.0.1 entry, EVPN-synced entries).
+// own-address checks, the FRR unnumbered 169.254.0.1 entry, a remote VTEP's entries).
 #pragma once
 
 #include <set>
@@ -13,7 +13,9 @@
 
 namespace twinrail::hostrouted {
 
-enum class Source { Local, Evpn };
+// Local: the kernel learned it on this leaf. EsPeer: the EVPN-MH peer learned it on a
+// shared, locally up Ethernet segment (es_attachment.h).
+enum class Source { Local, EsPeer };
 std::string_view sourceName(Source s);
 
 enum class Reason {
@@ -22,13 +24,13 @@ enum class Reason {
     NotManaged,
     LinkDown,
     FamilyDisabled,
-    NotUnicast,       // unspecified, loopback, multicast, broadcast
-    LinkLocal,        // fe80::/10, 169.254.0.0/16 (FRR unnumbered peers)
+    NotUnicast,  // unspecified, loopback, multicast, broadcast
+    LinkLocal,   // fe80::/10, 169.254.0.0/16 (FRR unnumbered peers)
     OwnAddress,
     OutsideSubnets,
-    NoArp,            // NOARP without NTF_EXT_LEARNED: static/device entries
-    EvpnDisabled,
-    NotResolved,      // INCOMPLETE, FAILED, NONE
+    NoArp,        // NOARP without NTF_EXT_LEARNED: static/device entries
+    RemoteVtep,   // NTF_EXT_LEARNED: zebra installed it from a remote VTEP's route
+    NotResolved,  // INCOMPLETE, FAILED, NONE
     NoLinkAddress,
 };
 std::string_view reasonName(Reason r);
@@ -42,7 +44,6 @@ struct InterfaceView {
 struct PolicyOptions {
     bool ipv4 = true;
     bool ipv6 = true;
-    bool acceptEvpn = true;
 };
 
 struct Verdict {

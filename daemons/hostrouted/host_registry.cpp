@@ -14,20 +14,29 @@ constexpr auto kMinTokenWait = std::chrono::microseconds(100);
 
 std::string_view routeStateName(RouteState s) {
     switch (s) {
-        case RouteState::Installed: return "installed";
-        case RouteState::Pending: return "pending";
-        case RouteState::Unresponsive: return "unresponsive";
-        case RouteState::Failed: return "failed";
+        case RouteState::Installed:
+            return "installed";
+        case RouteState::Pending:
+            return "pending";
+        case RouteState::Unresponsive:
+            return "unresponsive";
+        case RouteState::Failed:
+            return "failed";
     }
     return "unknown";
 }
 
 bool HostRecord::probed() const {
-    return source == Source::Local && (nudState & (NUD_PERMANENT | NUD_NOARP)) == 0;
+    // An ES peer's host is probed too: after its port to the peer fails, its answers to
+    // this leaf's probes are what keeps it routed here (see es_attachment.h).
+    return source == Source::EsPeer ||
+           (source == Source::Local && (nudState & (NUD_PERMANENT | NUD_NOARP)) == 0);
 }
 
 HostRegistry::HostRegistry(RegistryActions& actions, Limits limits, Liveness liveness)
-    : actions_(actions), limits_(limits), liveness_(liveness),
+    : actions_(actions),
+      limits_(limits),
+      liveness_(liveness),
       tokens_(static_cast<double>(limits.burst)) {}
 
 HostRecord* HostRegistry::lookup(const IpAddr& ip) {
@@ -196,7 +205,9 @@ void HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, Ti
     if (changed) actions_.hostChanged(rec->ip);
 }
 
-void HostRegistry::reject(const IpAddr& ip, TimePoint now) { erase(ip, now); }
+void HostRegistry::reject(const IpAddr& ip, TimePoint now) {
+    erase(ip, now);
+}
 
 void HostRegistry::hostSeen(int ifindex, const IpAddr& ip, TimePoint now) {
     HostRecord* rec = lookup(ip);
@@ -244,7 +255,7 @@ void HostRegistry::beginSnapshot() {
 void HostRegistry::endSnapshot(TimePoint now) {
     std::vector<IpAddr> gone;
     for (const auto& [ip, rec] : hosts_)
-        if (!rec.seen) gone.push_back(ip);
+        if (!rec.seen && rec.source != Source::EsPeer) gone.push_back(ip);  // FRR's, not the dump's
     for (const auto& ip : gone) erase(ip, now);
 }
 

@@ -38,16 +38,16 @@ struct HostRecord {
     Source source = Source::Local;
     uint16_t nudState = 0;
     RouteState state = RouteState::Pending;
-    TimePoint since{};     // last state change
-    TimePoint lastSeen{};  // last proof of life
-    int kernelIfindex = 0; // where the kernel route points now, 0 = no route
-    uint64_t id = 0;       // distinguishes a re-created record in the schedules
-    bool seen = true;      // mark-and-sweep during snapshots
-    bool probed() const;   // local, dynamic entries are probed; EVPN/PERMANENT are not
+    TimePoint since{};      // last state change
+    TimePoint lastSeen{};   // last proof of life
+    int kernelIfindex = 0;  // where the kernel route points now, 0 = no route
+    uint64_t id = 0;        // distinguishes a re-created record in the schedules
+    bool seen = true;       // mark-and-sweep during snapshots
+    bool probed() const;    // local dynamic entries and ES-peer hosts are probed
 };
 
 class RegistryActions {
-public:
+  public:
     virtual ~RegistryActions() = default;
     virtual void installRoute(const IpAddr& ip, int ifindex) = 0;
     virtual void removeRoute(const IpAddr& ip, int ifindex) = 0;
@@ -80,7 +80,7 @@ struct RegistryStats {
 };
 
 class HostRegistry {
-public:
+  public:
     HostRegistry(RegistryActions& actions, Limits limits, Liveness liveness);
 
     void setLimits(Limits limits) { limits_ = limits; }
@@ -109,7 +109,7 @@ public:
     size_t pendingCount() const { return pending_.size(); }
     const RegistryStats& stats() const { return stats_; }
 
-private:
+  private:
     enum class EventKind : uint8_t { Probe, Expiry };
     struct Event {
         TimePoint at;

@@ -78,6 +78,14 @@ redis::Fields statsRow(const StatsView& v, const std::string& updated) {
                       {"frr_restarts", n(a.frrRestarts)},
                       {"updated", updated}};
     row.insert(row.end(), pins.begin(), pins.end());
+    if (v.esSync) {
+        const auto& e = *v.esSync;
+        redis::Fields evpn{{"evpn_polls", n(e.polls)},           {"evpn_poll_errors", n(e.errors)},
+                           {"evpn_view_changes", n(e.changes)},  {"evpn_poll_ms", n(e.lastPollMs)},
+                           {"evpn_poll_ms_max", n(e.maxPollMs)}, {"evpn_last_error", e.lastError},
+                           {"es_peer_hosts", n(v.esPeerHosts)}};
+        row.insert(row.end(), evpn.begin(), evpn.end());
+    }
     return row;
 }
 

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include "es_sync.h"
 
 #include "host_registry.h"
 #include "import_auditor.h"
@@ -36,6 +37,8 @@ struct StatsView {
     std::string frrConfig;
     std::optional<PinnerStats> pins;  // with UPLINK_PIN only
     std::optional<netlink::RouteWatchStats> routeWatch;
+    std::optional<EsSyncStats> esSync;  // with evpn_mh only
+    size_t esPeerHosts = 0;
 };
 redis::Fields statsRow(const StatsView& v, const std::string& updated);
 

@@ -109,11 +109,11 @@ void UplinkPinner::reconcilePrefix(const IpPrefix& prefix, const std::string& up
             continue;
         }
         if (wanted && present->metric == wanted->metric) continue;  // replaced below
-        writer_.submit({netlink::PolicyOp::RemoveRoute, *present, {}});
+        writer_.submit({netlink::PolicyOp::RemoveRoute, *present, {}, {}});
         ++stats_.routeWrites;
     }
     if (wanted && !satisfied) {
-        writer_.submit({netlink::PolicyOp::ReplaceRoute, *wanted, {}});
+        writer_.submit({netlink::PolicyOp::ReplaceRoute, *wanted, {}, {}});
         ++stats_.routeWrites;
     }
     auto& pinned = pinned_[table];
@@ -139,7 +139,7 @@ void UplinkPinner::reconcileAll() {
     for (const auto& [uplink, table] : tables_) ours.insert(table);
     for (const auto& [key, route] : watch_.routes()) {
         if (key.table == RT_TABLE_MAIN || ours.count(key.table) != 0) continue;
-        writer_.submit({netlink::PolicyOp::RemoveRoute, route, {}});
+        writer_.submit({netlink::PolicyOp::RemoveRoute, route, {}, {}});
         ++stats_.routeWrites;
     }
     for (auto it = pinned_.begin(); it != pinned_.end();) {
@@ -184,13 +184,13 @@ void UplinkPinner::reconcileRules() {
     }
     for (const auto& r : std::set<netlink::PolicyRule>(rules_)) {
         if (wanted.count(r) != 0) continue;
-        writer_.submit({netlink::PolicyOp::RemoveRule, {}, r});
+        writer_.submit({netlink::PolicyOp::RemoveRule, {}, r, {}});
         ++stats_.ruleWrites;
         rules_.erase(r);
     }
     for (const auto& r : wanted) {
         if (rules_.count(r) != 0) continue;
-        writer_.submit({netlink::PolicyOp::AddRule, {}, r});
+        writer_.submit({netlink::PolicyOp::AddRule, {}, r, {}});
         ++stats_.ruleWrites;
         rules_.insert(r);
     }

@@ -41,7 +41,7 @@ TEST_F(HostroutedFabric, StateDbShowsHostsAndSurvivesRedisRestart) {
 
     r.stop();
     // Routing does not depend on Redis: a host learned while it is down gets its route.
-    exec("l1", "ip neigh add 10.1.1.60 lladdr 02:00:00:00:00:60 dev swp3 extern_learn");
+    exec("l1", "ip neigh add 10.1.1.60 lladdr 02:00:00:00:00:60 dev swp3 nud permanent");
     EXPECT_TRUE(
         waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.60", "10.1.1.60"); }, 10s));
     ASSERT_TRUE(d.running());
@@ -49,7 +49,8 @@ TEST_F(HostroutedFabric, StateDbShowsHostsAndSurvivesRedisRestart) {
     r.start();  // empty: everything must be republished
     EXPECT_TRUE(waitUntil(
         [&row] {
-            return contains(row("10.1.1.10"), "installed") && contains(row("10.1.1.60"), "evpn");
+            return contains(row("10.1.1.10"), "installed") &&
+                   contains(row("10.1.1.60"), "installed");
         },
         10s))
         << d.log();

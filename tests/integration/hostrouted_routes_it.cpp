@@ -143,7 +143,7 @@ TEST_F(HostroutedFabric, RestartAfterKillNineNeverWithdraws) {
         std::this_thread::sleep_for(3s);  // past one keepalive period and an audit of it
     }
     // Positive control: the monitors do see route changes (a new host now).
-    exec("l1", "ip neigh add 10.1.1.70 lladdr 02:00:00:00:00:70 dev swp3 extern_learn");
+    exec("l1", "ip neigh add 10.1.1.70 lladdr 02:00:00:00:00:70 dev swp3 nud permanent");
     EXPECT_TRUE(
         waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.70", "10.1.1.70"); }, 10s));
     std::this_thread::sleep_for(300ms);
@@ -157,24 +157,30 @@ TEST_F(HostroutedFabric, RestartAfterKillNineNeverWithdraws) {
     EXPECT_FALSE(contains(watchL1.log(), "10.1.1.10 dev swp3 table 10")) << watchL1.log();
 }
 
-TEST_F(HostroutedFabric, PolicyAcceptsEvpnSyncedAndIgnoresSpecialEntries) {
+TEST_F(HostroutedFabric, PolicyRefusesRemoteVtepHostsAndSpecialEntries) {
     startHostrouted({"--config", writeConfig(baseConfig())});
-    exec("l1", "ip neigh add 10.1.1.50 lladdr 02:00:00:00:00:50 dev swp3 extern_learn");
+    // zebra's install of a remote VTEP's host (EVPN-MH-FACTS 4c): never routed here.
+    exec("l1",
+         "ip neigh add 10.1.1.50 lladdr 02:00:00:00:00:50 dev swp3 extern_learn nud noarp "
+         "proto zebra");
+    exec("l1", "ip neigh add 10.1.1.55 lladdr 02:00:00:00:00:55 dev swp3 nud permanent");
     exec("l1", "ip neigh replace 169.254.0.1 lladdr 02:00:00:00:00:51 dev swp3 nud permanent");
     exec("l1", "ip neigh add 10.9.9.9 lladdr 02:00:00:00:00:52 dev swp3 nud reachable");
     exec("l1", "ip -6 neigh add fe80::99 lladdr 02:00:00:00:00:53 dev swp3 nud reachable");
     exec("l1", "ip neigh add 10.1.1.51 lladdr 02:00:00:00:00:54 dev swp1 nud reachable");
     ASSERT_TRUE(
-        waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.50", "10.1.1.50"); }, 10s));
+        waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.55", "10.1.1.55"); }, 10s));
     std::this_thread::sleep_for(1s);
     auto table = exec("l1", kL1Table);
+    EXPECT_FALSE(contains(table, "10.1.1.50")) << table;
     EXPECT_FALSE(contains(table, "169.254.0.1")) << table;
     EXPECT_FALSE(contains(table, "10.9.9.9")) << table;
     EXPECT_FALSE(contains(table, "10.1.1.51")) << table;  // swp1 is a fabric port
     EXPECT_FALSE(contains(exec("l1", "ip -6 route show proto 201"), "fe80::99"));
-    // EVPN-synced entries are not probed or expired: still there after 2 holdtimes.
+    // PERMANENT entries are not probed or expired: still there after 2 holdtimes.
     std::this_thread::sleep_for(4s);
-    EXPECT_TRUE(routeIn("l1", kL1Table, "10.1.1.50"));
+    EXPECT_TRUE(routeIn("l1", kL1Table, "10.1.1.55"));
+    EXPECT_FALSE(routeIn("l1", kL1Table, "10.1.1.50"));
 }
 
 }  // namespace twinrail::it

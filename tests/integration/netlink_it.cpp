@@ -322,10 +322,10 @@ TEST_F(NetlinkIt, PolicyWriterRoutesAndRulesAreWhatTheWatchSees) {
     thrown.protocol = 201;
     thrown.type = RTN_THROW;
     netlink::PolicyRule rule{AF_INET, 1000, "p0", 1000, 201};
-    writer.submit({netlink::PolicyOp::ReplaceRoute, pinned, {}});
-    writer.submit({netlink::PolicyOp::ReplaceRoute, thrown, {}});
-    writer.submit({netlink::PolicyOp::AddRule, {}, rule});
-    writer.submit({netlink::PolicyOp::AddRule, {}, rule});  // EEXIST, per operation
+    writer.submit({netlink::PolicyOp::ReplaceRoute, pinned, {}, {}});
+    writer.submit({netlink::PolicyOp::ReplaceRoute, thrown, {}, {}});
+    writer.submit({netlink::PolicyOp::AddRule, {}, rule, {}});
+    writer.submit({netlink::PolicyOp::AddRule, {}, rule, {}});  // EEXIST, per operation
     auto results = writer.flush();
     ASSERT_EQ(results.size(), 4u);
     EXPECT_EQ(results[0].error, 0) << strerror(results[0].error);
@@ -348,9 +348,9 @@ TEST_F(NetlinkIt, PolicyWriterRoutesAndRulesAreWhatTheWatchSees) {
     ASSERT_NE(findRoute(watch, 1000, "10.80.0.2/32"), nullptr);
     EXPECT_EQ(findRoute(watch, 1000, "10.80.0.2/32")->type, RTN_THROW);
 
-    writer.submit({netlink::PolicyOp::RemoveRoute, pinned, {}});
-    writer.submit({netlink::PolicyOp::RemoveRoute, thrown, {}});
-    writer.submit({netlink::PolicyOp::RemoveRule, {}, rule});
+    writer.submit({netlink::PolicyOp::RemoveRoute, pinned, {}, {}});
+    writer.submit({netlink::PolicyOp::RemoveRoute, thrown, {}, {}});
+    writer.submit({netlink::PolicyOp::RemoveRule, {}, rule, {}});
     for (const auto& r : writer.flush()) EXPECT_EQ(r.error, 0) << strerror(r.error);
     io.run_for(200ms);
     EXPECT_EQ(findRoute(watch, 1000, "10.80.0.0/24"), nullptr);

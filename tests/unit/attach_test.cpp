@@ -32,13 +32,18 @@ TEST(Attach, BondIsTheDefaultAndTheRequestIsChecked) {
     EXPECT_TRUE(std::holds_alternative<SizingError>(buildPlan(r)));
     r.gatewayMac = "00:00:5e:00:01";
     EXPECT_TRUE(std::holds_alternative<SizingError>(buildPlan(r)));
-    r = lab::defaultLabRequest();
-    r.attach = Attach::EvpnMh;
-    EXPECT_TRUE(std::holds_alternative<SizingError>(buildPlan(r)));
+    r = lab::defaultLabRequest(Attach::EvpnMh);
+    EXPECT_TRUE(std::holds_alternative<Plan>(buildPlan(r)));
+    r.lb = Request::Lb::Static;  // pins follow ingress ports; evpn-mh hosts enter a bridge
+    EXPECT_NE(std::get<SizingError>(buildPlan(r)).message.find("--lb ecmp"), std::string::npos);
+    r = lab::defaultLabRequest(Attach::EvpnMh);
+    r.planes = 1;
+    r.nicPorts = 1;
+    EXPECT_NE(std::get<SizingError>(buildPlan(r)).message.find("2 planes"), std::string::npos);
 }
 
 TEST(Attach, PlanFileKeepsTheModeAndReadsVersionOne) {
-    for (Attach a : {Attach::Bond, Attach::Routed}) {
+    for (Attach a : {Attach::Bond, Attach::Routed, Attach::EvpnMh}) {
         Plan p = labPlan(a);
         auto back = planFromJson(toJson(p));
         ASSERT_TRUE(std::holds_alternative<Plan>(back));

@@ -38,7 +38,9 @@ netlink::NeighborEntry neigh(const std::string& ip, uint16_t state = NUD_REACHAB
     return n;
 }
 
-IpAddr ip(const std::string& s) { return *IpAddr::parse(s); }
+IpAddr ip(const std::string& s) {
+    return *IpAddr::parse(s);
+}
 
 struct RegistryTest : ::testing::Test {
     FakeActions actions;
@@ -81,7 +83,8 @@ TEST_F(RegistryTest, HostMovingPortsReplacesRoute) {
 }
 
 TEST_F(RegistryTest, PerPortAndGlobalCapsRefuse) {
-    for (int i = 0; i < 15; ++i) reg.accept(neigh("10.1.1." + std::to_string(i + 10)), Source::Local, t0);
+    for (int i = 0; i < 15; ++i)
+        reg.accept(neigh("10.1.1." + std::to_string(i + 10)), Source::Local, t0);
     EXPECT_EQ(reg.size(), 10u);
     EXPECT_EQ(reg.stats().refused, 5u);
     for (int port = 4; port < 20; ++port)
@@ -95,7 +98,8 @@ TEST_F(RegistryTest, PerPortAndGlobalCapsRefuse) {
 
 TEST_F(RegistryTest, RateLimitDefersAndDrains) {
     HostRegistry slow{actions, Limits{1000, 1000, 10.0, 5}, liveness};
-    for (int i = 0; i < 25; ++i) slow.accept(neigh("10.1.1." + std::to_string(i + 10)), Source::Local, t0);
+    for (int i = 0; i < 25; ++i)
+        slow.accept(neigh("10.1.1." + std::to_string(i + 10)), Source::Local, t0);
     EXPECT_EQ(actions.installs, 5);
     EXPECT_EQ(slow.pendingCount(), 20u);
     EXPECT_EQ(slow.stats().rateLimited, 20u);
@@ -148,12 +152,24 @@ TEST_F(RegistryTest, SeenOnWrongPortIsNotProof) {
     EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 0u);
 }
 
-TEST_F(RegistryTest, EvpnAndPermanentAreNotProbedOrExpired) {
-    reg.accept(neigh("10.1.1.20", NUD_NOARP), Source::Evpn, t0);
+TEST_F(RegistryTest, PermanentIsNotProbedOrExpired) {
     reg.accept(neigh("10.1.1.21", NUD_PERMANENT), Source::Local, t0);
     runUntil(t0 + 60s);
     EXPECT_TRUE(actions.probes.empty());
-    EXPECT_EQ(actions.routes.size(), 2u);
+    EXPECT_EQ(actions.routes.size(), 1u);
+}
+
+// An ES peer's host (a static neighbor of ours) lives on FRR's peerActive or its answers
+// to our probes (hostSeen), and is withdrawn a holdtime after both stop.
+TEST_F(RegistryTest, EsPeerHostIsProbedAndExpiresWithoutProofOfLife) {
+    reg.accept(neigh("10.1.1.20", NUD_PERMANENT), Source::EsPeer, t0);
+    runUntil(t0 + 5s);
+    reg.hostSeen(neigh("10.1.1.20", NUD_PERMANENT).ifindex, ip("10.1.1.20"), t0 + 5s);
+    runUntil(t0 + 7s);
+    EXPECT_FALSE(actions.probes.empty());
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.20")), 1u);  // seen at 5 s: holdtime from there
+    runUntil(t0 + 30s);
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.20")), 0u);
 }
 
 TEST_F(RegistryTest, PortDownWithdrawsOnlyThatPort) {
@@ -171,10 +187,10 @@ TEST_F(RegistryTest, RestartAdoptsUnchangedSweepsGoneAddsNew) {
     reg.adoptRoute({ip("10.1.1.11"), 3, 10, 201}, t0);
     reg.adoptRoute({ip("10.1.1.12"), 3, 10, 201}, t0);
     reg.beginSnapshot();
-    reg.accept(neigh("10.1.1.10"), Source::Local, t0);                   // unchanged
+    reg.accept(neigh("10.1.1.10"), Source::Local, t0);                    // unchanged
     reg.accept(neigh("10.1.1.11", NUD_REACHABLE, 4), Source::Local, t0);  // moved port
-    reg.accept(neigh("10.1.1.13"), Source::Local, t0);                   // new
-    reg.endSnapshot(t0);                                                 // .12 is gone
+    reg.accept(neigh("10.1.1.13"), Source::Local, t0);                    // new
+    reg.endSnapshot(t0);                                                  // .12 is gone
     EXPECT_EQ(actions.installs, 2);  // the move and the new host; .10 untouched
     EXPECT_EQ(actions.removes, 1);
     EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 0u);  // never re-written

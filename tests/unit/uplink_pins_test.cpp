@@ -226,7 +226,7 @@ TEST(PolicyMessages, ARouteWrittenReadsBackAsTheSameRoute) {
     r.table = 1000;
     r.protocol = 201;
     r.nexthops[0].weight = 1;
-    auto bytes = netlink::encodePolicyOp({netlink::PolicyOp::ReplaceRoute, r, {}}, 7);
+    auto bytes = netlink::encodePolicyOp({netlink::PolicyOp::ReplaceRoute, r, {}, {}}, 7);
     auto ev = netlink::decodeRouteEvent(reinterpret_cast<const nlmsghdr*>(bytes.data()));
     ASSERT_TRUE(ev);
     EXPECT_FALSE(ev->removed);
@@ -238,14 +238,14 @@ TEST(PolicyMessages, ARouteWrittenReadsBackAsTheSameRoute) {
         {{kUp1, *IpAddr::parse("fe80::1"), 3, false}, {kUp2, *IpAddr::parse("fe80::2"), 7, false}},
         20);
     mp.table = 254;
-    bytes = netlink::encodePolicyOp({netlink::PolicyOp::ReplaceRoute, mp, {}}, 8);
+    bytes = netlink::encodePolicyOp({netlink::PolicyOp::ReplaceRoute, mp, {}, {}}, 8);
     ev = netlink::decodeRouteEvent(reinterpret_cast<const nlmsghdr*>(bytes.data()));
     ASSERT_TRUE(ev);
     EXPECT_EQ(ev->route, mp);
 
     KernelRoute t = route("10.0.0.0/8", {}, 0, RTN_THROW);
     t.table = 70000;  // past 255: RTA_TABLE only
-    bytes = netlink::encodePolicyOp({netlink::PolicyOp::ReplaceRoute, t, {}}, 9);
+    bytes = netlink::encodePolicyOp({netlink::PolicyOp::ReplaceRoute, t, {}, {}}, 9);
     ev = netlink::decodeRouteEvent(reinterpret_cast<const nlmsghdr*>(bytes.data()));
     ASSERT_TRUE(ev);
     EXPECT_EQ(ev->route, t);
@@ -253,7 +253,7 @@ TEST(PolicyMessages, ARouteWrittenReadsBackAsTheSameRoute) {
 
 TEST(PolicyMessages, ARuleWrittenReadsBackAsTheSameRule) {
     netlink::PolicyRule r{AF_INET6, 1000, "Ethernet0", 1003, 201};
-    auto bytes = netlink::encodePolicyOp({netlink::PolicyOp::AddRule, {}, r}, 1);
+    auto bytes = netlink::encodePolicyOp({netlink::PolicyOp::AddRule, {}, r, {}}, 1);
     auto back = netlink::decodeRule(reinterpret_cast<const nlmsghdr*>(bytes.data()));
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, r);

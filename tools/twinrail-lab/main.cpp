@@ -28,13 +28,15 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [options]
 
-  up [--plan FILE] [--keep] [--steer] [--lb ecmp|static]
+  up [--plan FILE] [--attach bond|routed|evpn-mh] [--keep] [--steer] [--lb ecmp|static]
                        build the plan (default: 2 planes x 2 leaves x 2 spines, 2 servers
                        x 2 NICs) in namespaces; every switch runs FRR, its own Redis,
                        pathqd and (leaves) hostrouted; returns when every NIC reaches
                        every other NIC through both planes. Cleans up a previous lab
                        of the same name first. Plans come from twinrail-plan: NICs
-                       attached as bonds (the default) or routed (--attach routed).
+                       attached as bonds (the default), routed or evpn-mh (--attach:
+                       the default plan in that mode; EVPN-MH leaf pairs over an AUX
+                       link, each NIC an 802.3ad-like bond to its pair's segment).
                        --steer: planesteer on every bonded NIC (see planesteer(8)).
                        --lb static: static smart routing on every leaf (each downlink
                        pinned to its planned uplink, hostrouted(8) UPLINK_PIN).
@@ -82,6 +84,7 @@ struct Options {
     bool keep = false;                    // up: leave a lab that failed to come up, to look at it
     bool steer = false;                   // up: planesteer on every bonded NIC
     std::optional<plan::Request::Lb> lb;  // up: overrides the plan's
+    std::optional<plan::Attach> attach;   // up, default plan: bond, routed or evpn-mh
     lab::LabBinaries bins;
 };
 
@@ -130,6 +133,9 @@ Options parse(int argc, char** argv) {
             o.json = true;
         } else if (a == "--keep") {
             o.keep = true;
+        } else if (a == "--attach") {
+            o.attach = plan::parseAttach(value());
+            if (!o.attach) throw UsageError{"--attach: bond, routed or evpn-mh"};
         } else if (a == "--lb") {
             o.lb = plan::parseLb(value());
             if (!o.lb) throw UsageError{"--lb: ecmp or static"};
@@ -155,7 +161,7 @@ Options parse(int argc, char** argv) {
 plan::Plan planFor(const Options& o) {
     std::variant<plan::Plan, plan::SizingError> p;
     if (o.planFile.empty()) {
-        p = plan::buildPlan(lab::defaultLabRequest());
+        p = plan::buildPlan(lab::defaultLabRequest(o.attach.value_or(plan::Attach::Bond)));
     } else {
         std::ifstream in(o.planFile);
         auto j = nlohmann::json::parse(in, nullptr, false);

@@ -30,8 +30,12 @@ std::optional<IpAddr> IpAddr::parse(std::string_view text) {
     return std::nullopt;
 }
 
-bool IpAddr::isV4() const { return family_ == AF_INET; }
-bool IpAddr::isV6() const { return family_ == AF_INET6; }
+bool IpAddr::isV4() const {
+    return family_ == AF_INET;
+}
+bool IpAddr::isV6() const {
+    return family_ == AF_INET6;
+}
 
 bool IpAddr::isUnspecified() const {
     for (size_t i = 0; i < size(); ++i)
@@ -102,13 +106,39 @@ bool IpPrefix::isBroadcastOf(const IpAddr& ip) const {
     return true;
 }
 
-std::string IpPrefix::str() const { return addr.str() + "/" + std::to_string(length); }
+std::string IpPrefix::str() const {
+    return addr.str() + "/" + std::to_string(length);
+}
 
 std::string formatMac(const MacAddr& mac) {
     char buf[18];
-    std::snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2],
-                  mac[3], mac[4], mac[5]);
+    std::snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+                  mac[4], mac[5]);
     return buf;
+}
+
+std::optional<MacAddr> parseMac(std::string_view text) {
+    MacAddr mac{};
+    if (text.size() != 17) return std::nullopt;
+    for (size_t i = 0; i < 6; ++i) {
+        if (i > 0 && text[i * 3 - 1] != ':') return std::nullopt;
+        unsigned v = 0;
+        for (size_t k = 0; k < 2; ++k) {
+            char c = text[i * 3 + k];
+            unsigned d = 0;
+            if (c >= '0' && c <= '9')
+                d = static_cast<unsigned>(c - '0');
+            else if (c >= 'a' && c <= 'f')
+                d = static_cast<unsigned>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F')
+                d = static_cast<unsigned>(c - 'A' + 10);
+            else
+                return std::nullopt;
+            v = v * 16 + d;
+        }
+        mac[i] = static_cast<uint8_t>(v);
+    }
+    return mac;
 }
 
 bool isZeroMac(const MacAddr& mac) {
@@ -117,7 +147,9 @@ bool isZeroMac(const MacAddr& mac) {
     return true;
 }
 
-bool isBroadcastOrMulticastMac(const MacAddr& mac) { return (mac[0] & 1) != 0; }
+bool isBroadcastOrMulticastMac(const MacAddr& mac) {
+    return (mac[0] & 1) != 0;
+}
 
 size_t IpAddrHash::operator()(const IpAddr& ip) const noexcept {
     // FNV-1a over the address bytes: cheap and spreads sequential host addresses well.

@@ -85,9 +85,11 @@ std::string bondSetupCommands(const BondNic& n) {
     }
     // Transmit: dual-send ARP first, then the flow hash (bondTransmitCommands).
     c += "; tc qdisc replace dev " + n.bond + " clsact";
-    c += "; tc filter add dev " + n.bond +
-         " egress pref 1 protocol arp u32 match u32 0 0 action mirred egress mirror dev " + p1 +
-         " action mirred egress redirect dev " + p2;
+    if (n.dualSendArp) {
+        c += "; tc filter add dev " + n.bond +
+             " egress pref 1 protocol arp u32 match u32 0 0 action mirred egress mirror dev " + p1 +
+             " action mirred egress redirect dev " + p2;
+    }
     c += "; " + egressFilter(n, kHashPref, "bpf obj " + n.bpfObject + " sec classifier", p2);
     c += "; " + egressFilter(n, kDefaultPref, "bpf obj " + n.bpfObject + " sec all", p1);
     return c;
@@ -104,9 +106,11 @@ std::string bondRewireCommands(const BondNic& n) {
              n.bond;
     }
     // The ARP filter is u32 (not replaceable by handle, see egressFilter): deleted, added.
-    c += "; tc filter del dev " + n.bond + " egress pref 1; tc filter add dev " + n.bond +
-         " egress pref 1 protocol arp u32 match u32 0 0 action mirred egress mirror dev " + p1 +
-         " action mirred egress redirect dev " + p2;
+    if (n.dualSendArp) {
+        c += "; tc filter del dev " + n.bond + " egress pref 1; tc filter add dev " + n.bond +
+             " egress pref 1 protocol arp u32 match u32 0 0 action mirred egress mirror dev " + p1 +
+             " action mirred egress redirect dev " + p2;
+    }
     return c + "; " + bondTransmitCommands(n, true, true);
 }
 

@@ -10,6 +10,7 @@
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/reachability.h"
 #include "twinrail/lab/shell.h"
+#include "twinrail/plan/evpn_mh.h"
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/server_config.h"
 
@@ -72,9 +73,6 @@ plan::Plan PlanLab::loadPlan(const std::string& name) {
 }
 
 void PlanLab::up(bool keepOnFailure) {
-    const auto& r = plan_.request;
-    if (r.attach == plan::Attach::EvpnMh)
-        throw std::runtime_error("the lab does not build the evpn-mh attachment yet");
     size_t nodes = plan_.switches.size();
     for (const auto& s : plan_.servers) nodes += s.nics.size();
     if (nodes > kMaxNamespaces) {
@@ -110,11 +108,15 @@ void PlanLab::buildNamespaces() {
         for (const auto& p : sw.ports)
             if (p.role == plan::PortRole::Uplink) fabric.link(sw.name, p.name, p.peer, p.peerPort);
     }
-    for (const auto& srv : plan_.servers) {
-        for (const auto& nic : srv.nics) {
-            for (const auto& np : nic.ports)
-                fabric.link(nicNode(srv, nic), np.name, np.leaf, np.leafPort);
+    const bool evpn = r().attach == plan::Attach::EvpnMh;
+    if (evpn) {
+        for (const auto& sw : plan_.switches) {
+            if (sw.spine || sw.plane != 1) continue;
+            auto mh = plan::evpnMhLeaf(plan_, sw);
+            fabric.link(sw.name, mh.auxPort, mh.peer, mh.auxPort);
         }
+    } else {
+        linkNics(fabric);
     }
     // As a switch ASIC does, a port that loses its link leaves every ECMP group at once.
     for (const auto& node : fabric.nodes()) {
@@ -123,11 +125,21 @@ void PlanLab::buildNamespaces() {
                       "net.ipv4.conf.default.ignore_routes_with_linkdown=1");
     }
     addressSwitches();
-    addressNics();
     for (const auto& sw : plan_.switches) {
-        fabric.startFrr(sw.name, plan::frrConfig(plan_, sw));
-        startSwitch(sw);
+        std::string conf = plan::frrConfig(plan_, sw);
+        // Not 180 s (FRR's default, for a switch coming up under load): the lab's ES
+        // ports come up with it.
+        if (evpn && !sw.spine) conf = "evpn mh startup-delay 1\n" + conf;
+        fabric.startFrr(sw.name, conf);
     }
+    // zebra takes an ES on a bond, or on an interface it has not seen before its config:
+    // the lab's ES ports (veths named as the bonds) appear after zebra has started.
+    if (evpn) {
+        linkNics(fabric);
+        buildEvpnLinks();
+    }
+    addressNics();
+    for (const auto& sw : plan_.switches) startSwitch(sw);
     if (r().attach == plan::Attach::Routed) {
         for (const auto& srv : plan_.servers) {
             for (const auto& nic : srv.nics)
@@ -146,11 +158,46 @@ void PlanLab::buildNamespaces() {
     }
 }
 
+void PlanLab::linkNics(Fabric& fabric) {
+    const bool evpn = r().attach == plan::Attach::EvpnMh;
+    for (const auto& srv : plan_.servers) {
+        for (const auto& nic : srv.nics) {
+            for (const auto& np : nic.ports) {
+                std::string leafPort = np.leafPort;
+                if (evpn) {  // the veth stands in for the port's one-member bond
+                    for (const auto& s :
+                         plan::evpnMhLeaf(plan_, *plan_.findSwitch(np.leaf)).segments)
+                        if (s.port == np.leafPort) leafPort = s.bond;
+                }
+                fabric.link(nicNode(srv, nic), np.name, np.leaf, leafPort);
+            }
+        }
+    }
+}
+
+void PlanLab::buildEvpnLinks() {
+    for (const auto& sw : plan_.switches) {
+        if (sw.spine) continue;
+        auto cmds = plan::evpnLinkCommands(plan_, plan::evpnMhLeaf(plan_, sw), false);
+        // One line per command, joined for bash -c (no single quotes in them).
+        std::string joined;
+        for (size_t at = 0, nl = 0; at < cmds.size(); at = nl + 1) {
+            nl = cmds.find('\n', at);
+            if (nl == std::string::npos) nl = cmds.size();
+            if (nl > at) joined += (joined.empty() ? "" : "; ") + cmds.substr(at, nl - at);
+        }
+        if (auto res = inNode(name_, sw.name, joined); res.rc != 0)
+            throw std::runtime_error("cannot build the EVPN-MH links of " + sw.name + ": " +
+                                     res.out);
+    }
+}
+
 void PlanLab::addressSwitches() {
     for (const auto& sw : plan_.switches) {
         std::string cmd = "ip addr add " + sw.loopback + "/32 dev lo";
         auto db = plan::configDb(plan_, sw);
-        if (db.contains("INTERFACE")) {
+        // evpn-mh: the SVIs are addressed by the link commands (buildEvpnLinks).
+        if (db.contains("INTERFACE") && r().attach != plan::Attach::EvpnMh) {
             for (const auto& [key, v] : db["INTERFACE"].items()) {
                 auto bar = key.find('|');
                 // Every host port of a rail carries its gateway; the /32s make the routes.
@@ -197,6 +244,7 @@ BondNic bondNicFor(const std::string& labName, const plan::Plan& p, const plan::
     b.gateway = rs->gateway;
     b.aggregate = plan::fabricAggregate(p);
     b.bpfObject = PlanLab::stateDir(labName) + "/bond_hash.o";
+    b.dualSendArp = p.request.attach != plan::Attach::EvpnMh;
     return b;
 }
 

@@ -73,6 +73,16 @@ Decoded decodeLink(nlmsghdr* hdr) {
     }
     if (msg.link.name.empty() && !msg.removed) return Malformed{"link message without a name"};
     msg.link.mac = macAttr(tb[IFLA_ADDRESS]);
+    if (tb[IFLA_MASTER] != nullptr && nla_len(tb[IFLA_MASTER]) == 4)
+        msg.link.master = static_cast<int>(nla_get_u32(tb[IFLA_MASTER]));
+    nlattr* info[IFLA_INFO_MAX + 1] = {};
+    if (tb[IFLA_LINKINFO] != nullptr &&
+        nla_parse_nested(info, IFLA_INFO_MAX, tb[IFLA_LINKINFO], nullptr) == 0 &&
+        info[IFLA_INFO_KIND] != nullptr) {
+        const char* kind = static_cast<const char*>(nla_data(info[IFLA_INFO_KIND]));
+        msg.link.kind.assign(kind,
+                             strnlen(kind, static_cast<size_t>(nla_len(info[IFLA_INFO_KIND]))));
+    }
     return msg;
 }
 
@@ -108,6 +118,8 @@ Decoded decodeNeighbor(nlmsghdr* hdr) {
     msg.neigh.mac = macAttr(tb[NDA_LLADDR]);
     msg.neigh.state = ndm->ndm_state;
     msg.neigh.flags = ndm->ndm_flags;
+    if (tb[NDA_PROTOCOL] != nullptr && nla_len(tb[NDA_PROTOCOL]) == 1)
+        msg.neigh.protocol = nla_get_u8(tb[NDA_PROTOCOL]);
     return msg;
 }
 

@@ -1,6 +1,7 @@
 #include "twinrail/netlink/policy_writer.h"
 
 #include <linux/fib_rules.h>
+#include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -125,8 +126,30 @@ void encodeRule(Message& m, const PolicyRule& r) {
     m.fixed(h);
     m.u32(FRA_PRIORITY, r.priority);
     m.u32(FRA_TABLE, r.table);
-    m.text(FRA_IIFNAME, r.iif);
+    if (!r.iif.empty()) m.text(FRA_IIFNAME, r.iif);  // none: every packet
     if (r.protocol != 0) m.attr(FRA_PROTOCOL, &r.protocol, sizeof r.protocol);
+}
+
+void encodeNeighbor(Message& m, const StaticNeighbor& n, bool remove) {
+    if (n.fdb) {
+        ndmsg nd{};
+        nd.ndm_family = AF_BRIDGE;
+        nd.ndm_ifindex = n.ifindex;
+        nd.ndm_state = NUD_NOARP;  // "static"
+        nd.ndm_flags = NTF_MASTER;
+        m.fixed(nd);
+        m.attr(NDA_LLADDR, n.mac.data(), n.mac.size());
+        return;
+    }
+    ndmsg nd{};
+    nd.ndm_family = static_cast<uint8_t>(n.ip.family());
+    nd.ndm_ifindex = n.ifindex;
+    nd.ndm_state = remove ? 0 : NUD_PERMANENT;
+    m.fixed(nd);
+    m.attr(NDA_DST, n.ip.data(), n.ip.size());
+    if (remove) return;
+    m.attr(NDA_LLADDR, n.mac.data(), n.mac.size());
+    if (n.protocol != 0) m.attr(NDA_PROTOCOL, &n.protocol, sizeof n.protocol);
 }
 
 }  // namespace
@@ -152,6 +175,16 @@ std::vector<uint8_t> encodePolicyOp(const PolicyOp& op, uint32_t seq) {
         case PolicyOp::RemoveRule: {
             Message m(RTM_DELRULE, ack, seq);
             encodeRule(m, op.rule);
+            return m.finish();
+        }
+        case PolicyOp::ReplaceNeighbor: {
+            Message m(RTM_NEWNEIGH, ack | NLM_F_CREATE | NLM_F_REPLACE, seq);
+            encodeNeighbor(m, op.neighbor, false);
+            return m.finish();
+        }
+        case PolicyOp::RemoveNeighbor: {
+            Message m(RTM_DELNEIGH, ack, seq);
+            encodeNeighbor(m, op.neighbor, true);
             return m.finish();
         }
     }

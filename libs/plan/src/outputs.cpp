@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "twinrail/plan/evpn_mh.h"
+
 namespace twinrail::plan {
 namespace {
 
@@ -116,6 +118,14 @@ std::string cablingCsv(const Plan& plan) {
             }
         }
     }
+    if (plan.request.attach == Attach::EvpnMh) {
+        for (const auto& sw : plan.switches) {
+            if (sw.spine || sw.plane != 1) continue;
+            auto mh = evpnMhLeaf(plan, sw);
+            o << "aux,0," << sw.name << "," << mh.auxPort << "," << mh.peer << "," << mh.auxPort
+              << ",10\n";
+        }
+    }
     for (const auto& sw : plan.switches) {
         for (const auto& p : sw.ports) {
             if (p.role == PortRole::Uplink) {
@@ -170,6 +180,12 @@ std::string frrConfig(const Plan& plan, const Switch& sw) {
         for (const auto* rs : subnets) c += "ip route " + rs->prefix + " blackhole\n";
         c += "!\n";
     }
+    const bool evpn = !sw.spine && plan.request.attach == Attach::EvpnMh;
+    std::optional<EvpnMhLeaf> mh;
+    if (evpn) {
+        mh = evpnMhLeaf(plan, sw);
+        c += evpnZebraConfig(*mh);
+    }
     c += loopbackPolicy(sw.loopback);
     const bool hostPeers = !sw.spine && plan.request.hostBgp();
     if (hostPeers) c += "route-map TWINRAIL-FROM-HOSTS deny 10\nexit\n!\n";
@@ -184,7 +200,9 @@ std::string frrConfig(const Plan& plan, const Switch& sw) {
     if (hostPeers) c += "  neighbor HOSTS route-map TWINRAIL-FROM-HOSTS in\n";
     int paths = sw.spine ? s.linksPerLeafSpine : s.leafUplinks;
     c += "  maximum-paths " + n(std::clamp(paths, 1, kFrrMaxPaths)) + "\n";
-    c += " exit-address-family\nexit\n!\n";
+    c += " exit-address-family\n";
+    if (mh) c += evpnBgpConfig(plan, *mh);
+    c += "exit\n!\n";
     return c;
 }
 
@@ -216,6 +234,25 @@ json configDb(const Plan& plan, const Switch& sw) {
     //     interface config (INTERFACE; SONiC's intfmgrd, or what the lab applies);
     //   proxy ARP (answering for the other hosts, with no delay) and the /32s: hostrouted.
     const bool oneGateway = plan.request.attach != Attach::Routed;
+    if (plan.request.attach == Attach::EvpnMh) {
+        // Hosts are learned on the rail bridges (the SVIs); a rail's hosts share its
+        // bridge, so ARP between them is bridged, not proxied.
+        auto mh = evpnMhLeaf(plan, sw);
+        db["HOSTROUTED"]["global"] = {{"ipv6", "false"},
+                                      {"proxy_arp", "false"},
+                                      {"evpn_mh", "true"},
+                                      {"evpn_peer", mh.peerAuxAddress},
+                                      {"evpn_peer_interface", mh.auxPort}};
+        for (const auto& b : mh.bridges) {
+            db["HOSTROUTED_INTERFACE"][b.bridge] = json::object();
+            db["INTERFACE"][b.bridge] = {{"mac_addr", plan.request.gatewayMac}};
+            db["INTERFACE"][b.bridge + "|" + b.gateway] = json::object();
+        }
+        db["PORT"][mh.auxPort] = {{"speed", "10000"},
+                                  {"admin_status", "up"},
+                                  {"description", mh.peer + ":" + mh.auxPort}};
+        return db;
+    }
     db["HOSTROUTED"]["global"] = {{"ipv6", "false"}, {"proxy_arp", oneGateway ? "true" : "false"}};
     for (const auto& p : sw.ports) {
         if (p.role != PortRole::Host) continue;

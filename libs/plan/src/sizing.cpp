@@ -125,10 +125,17 @@ std::variant<Request, SizingError> normalize(Request r) {
     }
     if (r.oversubscription < 1 || r.oversubscription > 16)
         return fail("oversubscription must be 1..16 (downlink:uplink N:1)");
-    if (r.attach == Attach::EvpnMh)
-        return fail("the evpn-mh attachment is not built yet; use bond or routed");
-    if (r.attach == Attach::Bond && r.nicPorts != r.planes) {
-        return fail("the bond attachment needs one NIC port per plane (" + str(r.nicPorts) +
+    if (r.attach == Attach::EvpnMh && r.lb == Request::Lb::Static) {
+        return fail(
+            "static smart routing pins a host port's traffic by its ingress port; with "
+            "evpn-mh hosts enter through the rail bridge: use --lb ecmp");
+    }
+    if (r.attach == Attach::EvpnMh && r.planes != 2)
+        return fail(
+            "the evpn-mh attachment pairs a plane-1 leaf with a plane-2 leaf: use 2 planes");
+    if (r.attach != Attach::Routed && r.nicPorts != r.planes) {
+        return fail(std::string("the ") + attachName(r.attach) +
+                    " attachment needs one NIC port per plane (" + str(r.nicPorts) +
                     " ports over " + str(r.planes) +
                     " planes would put one NIC on two ports of a leaf, which would see its "
                     "host move between them); use --attach routed");

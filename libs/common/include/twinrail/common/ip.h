@@ -53,6 +53,7 @@ struct IpPrefix {
 
 using MacAddr = std::array<uint8_t, 6>;
 std::string formatMac(const MacAddr& mac);
+std::optional<MacAddr> parseMac(std::string_view text);  // aa:bb:cc:dd:ee:ff
 bool isZeroMac(const MacAddr& mac);
 bool isBroadcastOrMulticastMac(const MacAddr& mac);
 

@@ -26,6 +26,9 @@ struct BondNic {
     std::string gateway;             // the rail gateway
     std::string aggregate;           // the fabric's host prefix, through the gateway
     std::string bpfObject;           // where bondHashObject() was written
+    // The seed's dual-send ARP (balance-xor). false: an 802.3ad bond toward an EVPN-MH
+    // pair, whose ARP goes out one port only, as the hash (port1 while it is up) picks.
+    bool dualSendArp = true;
 };
 
 // The BPF object (an ELF), embedded at build time.

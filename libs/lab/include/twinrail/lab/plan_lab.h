@@ -21,6 +21,8 @@
 
 namespace twinrail::lab {
 
+class Fabric;
+
 struct LabBinaries {
     std::string hostrouted = "hostrouted";
     std::string pathqd = "pathqd";
@@ -62,6 +64,8 @@ class PlanLab {
   private:
     void buildNamespaces();
     void addressSwitches();
+    void linkNics(Fabric& fabric);
+    void buildEvpnLinks();
     void addressNics();
     void startSwitch(const plan::Switch& sw);
     void startBondNic(const plan::Server& srv, const plan::Nic& nic);

@@ -1,6 +1,7 @@
 // Writes routes into policy tables and the rules that select them (`ip rule iif X lookup
-// T`). Operations are queued and sent in large multi-message datagrams, and the kernel's
-// ack for each comes back per operation, as route_table.h does for host routes.
+// T`), and the static neighbor entries a daemon owns (hostrouted's EVPN-synced hosts). Operations
+// are queued and sent in large multi-message datagrams, and the kernel's ack for each comes back
+// per operation, as route_table.h does for host routes.
 #pragma once
 
 #include <cstdint>
@@ -14,17 +15,39 @@ namespace twinrail::netlink {
 struct PolicyRule {
     int family = 0;  // AF_INET, AF_INET6
     uint32_t priority = 0;
-    std::string iif;
+    std::string iif;  // empty: any ingress
     uint32_t table = 0;
     uint8_t protocol = 0;  // FRA_PROTOCOL: who owns it
     // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
     auto operator<=>(const PolicyRule&) const = default;
 };
 
+// A neighbor entry the daemon owns: NUD_PERMANENT (never aged or probed by the kernel),
+// marked with `protocol` so that its owner knows it again. With `fdb`, a static entry in
+// the bridge's forwarding table instead (`bridge fdb replace MAC dev <ifindex> master
+// static`; ip unused).
+struct StaticNeighbor {
+    int ifindex = 0;
+    IpAddr ip;
+    MacAddr mac{};
+    uint8_t protocol = 0;
+    bool fdb = false;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
+    auto operator<=>(const StaticNeighbor&) const = default;
+};
+
 struct PolicyOp {
-    enum Kind { ReplaceRoute, RemoveRoute, AddRule, RemoveRule } kind = ReplaceRoute;
+    enum Kind {
+        ReplaceRoute,
+        RemoveRoute,
+        AddRule,
+        RemoveRule,
+        ReplaceNeighbor,
+        RemoveNeighbor
+    } kind = ReplaceRoute;
     KernelRoute route;
     PolicyRule rule;
+    StaticNeighbor neighbor;
 };
 
 struct PolicyResult {
@@ -67,7 +90,8 @@ class KernelPolicyWriter final : public PolicyWriter {
     uint32_t nextSeq_ = 1;
 };
 
-// The messages, exposed for tests: one RTM_NEWROUTE/RTM_DELROUTE/RTM_NEWRULE/RTM_DELRULE.
+// The messages, exposed for tests: one RTM_NEWROUTE/RTM_DELROUTE/RTM_NEWRULE/RTM_DELRULE/
+// RTM_NEWNEIGH/RTM_DELNEIGH.
 std::vector<uint8_t> encodePolicyOp(const PolicyOp& op, uint32_t seq);
 // RTM_NEWRULE (a dump reply) as a rule; nullopt for other messages or actions.
 std::optional<PolicyRule> decodeRule(const nlmsghdr* msg);

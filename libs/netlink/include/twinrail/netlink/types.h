@@ -16,6 +16,8 @@ struct LinkState {
     bool adminUp = false;
     bool operUp = false;  // IFF_RUNNING: carrier and admin up
     std::optional<MacAddr> mac;
+    int master = 0;  // IFLA_MASTER: the bridge (or bond) this port is enslaved to
+    std::string kind;  // IFLA_INFO_KIND: "vxlan", "bridge", "veth", ...; empty for physical
 };
 
 struct AddressEntry {
@@ -27,8 +29,9 @@ struct NeighborEntry {
     int ifindex = 0;
     IpAddr ip;
     std::optional<MacAddr> mac;
-    uint16_t state = 0;  // NUD_* bits
-    uint8_t flags = 0;   // NTF_* bits
+    uint16_t state = 0;    // NUD_* bits
+    uint8_t flags = 0;     // NTF_* bits
+    uint8_t protocol = 0;  // NDA_PROTOCOL: who installed it (0: the kernel learned it)
     bool isExtLearned() const;
 };
 
