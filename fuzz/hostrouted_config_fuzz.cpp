@@ -40,8 +40,22 @@ json render(const hr::Config& c) {
                    {"max_routes_per_port", std::to_string(c.maxRoutesPerPort)},
                    {"route_rate", std::to_string(static_cast<long long>(c.routeRate))},
                    {"route_burst", std::to_string(c.routeBurst)},
-                   {"audit_interval", std::to_string(c.auditInterval.count())}};
+                   {"audit_interval", std::to_string(c.auditInterval.count())},
+                   {"frr_audit_interval", std::to_string(c.frrAuditInterval.count())},
+                   {"pin_table_base", std::to_string(c.pinTableBase)},
+                   {"pin_rule_priority", std::to_string(c.pinRulePriority)},
+                   {"pin_min_weight_ratio", json(c.pinMinWeightRatio).dump()},
+                   {"evpn_mh", flag(c.evpnMh)},
+                   {"evpn_poll_interval", std::to_string(c.evpnPollInterval.count())},
+                   {"evpn_detour_table", std::to_string(c.evpnDetourTable)},
+                   {"evpn_detour_priority", std::to_string(c.evpnDetourPriority)}};
+    if (!c.evpnVty.empty()) global["evpn_vty"] = c.evpnVty;
+    if (!c.evpnPeer.empty()) {
+        global["evpn_peer"] = c.evpnPeer;
+        global["evpn_peer_interface"] = c.evpnPeerInterface;
+    }
     json doc = {{"HOSTROUTED", {{"global", global}}}};
+    for (const auto& [down, up] : c.uplinkPins) doc["UPLINK_PIN"][down] = {{"uplink", up}};
     json ifs = json::object();
     for (const auto& name : c.interfaces) ifs[name] = json::object();
     if (!c.interfaces.empty()) doc["HOSTROUTED_INTERFACE"] = ifs;

@@ -4,6 +4,7 @@
 # file, FRR's running config. Targets and what each checks: fuzz/README.md.
 #
 #   scripts/fuzz.sh [--smoke]                 every target over its seeds, ~18 s each (test gate)
+#   scripts/fuzz.sh --build-only              build the targets, run nothing
 #   scripts/fuzz.sh --long [--runs N] [T...]  each target (or T...) for N executions (10M);
 #                                             writes bench/results/fuzz.json
 #   scripts/fuzz.sh --long --report-only      rewrite fuzz.json from the last long run's logs
@@ -22,6 +23,7 @@ only=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --smoke) mode=smoke ;;
+        --build-only) mode=build ;;
         --long) mode=long ;;
         --runs) runs="$2"; shift ;;
         --report-only) report_only=1 ;;
@@ -43,13 +45,14 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo 
     -DTWINRAIL_FUZZ=ON -DTWINRAIL_TESTS=OFF >/dev/null
 cmake --build build-fuzz --target fuzz_all -j"$(nproc)" >build-fuzz/build.log 2>&1 ||
     { tail -40 build-fuzz/build.log; echo "fuzz.sh: build failed (build-fuzz/build.log)" >&2; exit 1; }
+[ "$mode" = build ] && exit 0
 
 # Longest input each target takes: the format's own bound where it has one (an INT report
 # datagram is refused past 4096 bytes, a shim is at most 4 + 255 * 4), else a little above
 # the largest real seed.
 declare -A MAXLEN=([int_report]=4200 [int_shim]=1100 [netlink_decode]=4096 [netlink_stats]=4096
     [hostrouted_config]=4096 [pathqd_config]=4096 [plan]=8192 [running_config]=2048
-    [echo_frame]=1600)
+    [echo_frame]=1600 [evpn_view]=8192)
 targets=()
 for bin in build-fuzz/fuzz/*_fuzz; do
     t=$(basename "$bin" _fuzz)

@@ -79,3 +79,24 @@ TEST_F(ServerConfig, DualSendUnitVerifiesForEveryBond) {
 }
 
 }  // namespace
+
+// evpn-mh: the same bond as 802.3ad with fast LACP, the partner of the leaf pair's ES.
+TEST(ServerConfigEvpnMh, NetplanRendersOneLacpBondPerNic) {
+    auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest(plan::Attach::EvpnMh)));
+    fs::path root = "/tmp/trl-srvcfg-mh-" + std::to_string(getpid());
+    fs::remove_all(root);
+    fs::create_directories(root / "etc/netplan");
+    std::ofstream(root / "etc/netplan/60-twinrail.yaml") << plan::netplanConfig(p, p.servers[0]);
+    fs::permissions(root / "etc/netplan/60-twinrail.yaml",
+                    fs::perms::owner_read | fs::perms::owner_write);
+    auto r = lab::sh("netplan generate --root-dir " + root.string() + " 2>&1");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    for (const auto& nic : p.servers[0].nics) {
+        std::string netdev =
+            slurp(root / "run/systemd/network" / ("10-netplan-" + plan::bondName(nic) + ".netdev"));
+        EXPECT_NE(netdev.find("Mode=802.3ad"), std::string::npos) << netdev;
+        EXPECT_NE(netdev.find("LACPTransmitRate=fast"), std::string::npos) << netdev;
+        EXPECT_NE(netdev.find("TransmitHashPolicy=layer3+4"), std::string::npos) << netdev;
+    }
+    fs::remove_all(root);
+}

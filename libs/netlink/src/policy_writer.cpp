@@ -136,7 +136,10 @@ void encodeNeighbor(Message& m, const StaticNeighbor& n, bool remove) {
         nd.ndm_family = AF_BRIDGE;
         nd.ndm_ifindex = n.ifindex;
         nd.ndm_state = NUD_NOARP;  // "static"
-        nd.ndm_flags = NTF_MASTER;
+        // Sticky: learning must not move it. A static entry is only spared from ageing; a
+        // frame of the host's still in flight on the failing port would move it back there,
+        // where it outlives the port and blackholes the host at its next failure.
+        nd.ndm_flags = remove ? NTF_MASTER : NTF_MASTER | NTF_STICKY;
         m.fixed(nd);
         m.attr(NDA_LLADDR, n.mac.data(), n.mac.size());
         return;

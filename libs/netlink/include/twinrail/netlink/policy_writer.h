@@ -25,7 +25,7 @@ struct PolicyRule {
 // A neighbor entry the daemon owns: NUD_PERMANENT (never aged or probed by the kernel),
 // marked with `protocol` so that its owner knows it again. With `fdb`, a static entry in
 // the bridge's forwarding table instead (`bridge fdb replace MAC dev <ifindex> master
-// static`; ip unused).
+// static sticky`; ip unused).
 struct StaticNeighbor {
     int ifindex = 0;
     IpAddr ip;
