@@ -103,3 +103,43 @@ TEST(NetlinkParse, LinkFlags) {
     EXPECT_TRUE(l->link.adminUp);
     EXPECT_FALSE(l->link.operUp);
 }
+
+// A bridge port as the link (kind, master) and as its bridge's view of it: only the first
+// is a link. The bridge's RTM_DELLINK means "left the bridge", not "gone".
+TEST(NetlinkParse, LinkKindMasterAndTheBridgesViewOfAPort) {
+    ifinfomsg ifi{};
+    ifi.ifi_family = AF_UNSPEC;
+    ifi.ifi_index = 7;
+    ifi.ifi_flags = IFF_UP | IFF_RUNNING;
+    Msg m(RTM_NEWLINK, &ifi, sizeof(ifi));
+    nla_put_string(m.msg, IFLA_IFNAME, "vx-rail1");
+    nla_put_u32(m.msg, IFLA_MASTER, 4);
+    nlattr* info = nla_nest_start(m.msg, IFLA_LINKINFO);
+    nla_put_string(m.msg, IFLA_INFO_KIND, "vxlan");
+    nla_nest_end(m.msg, info);
+    auto d = m.decode();
+    auto* l = std::get_if<LinkMsg>(&d);
+    ASSERT_NE(l, nullptr);
+    EXPECT_EQ(l->link.kind, "vxlan");
+    EXPECT_EQ(l->link.master, 4);
+    ifi.ifi_family = AF_BRIDGE;
+    Msg b(RTM_DELLINK, &ifi, sizeof(ifi));
+    nla_put_string(b.msg, IFLA_IFNAME, "vx-rail1");
+    EXPECT_TRUE(std::holds_alternative<Skipped>(b.decode()));
+}
+
+// NDA_PROTOCOL tells whose entry it is (zebra's 11, hostrouted's route_protocol).
+TEST(NetlinkParse, NeighborProtocol) {
+    ndmsg ndm{};
+    ndm.ndm_family = AF_INET;
+    ndm.ndm_ifindex = 5;
+    ndm.ndm_state = NUD_PERMANENT;
+    Msg m(RTM_NEWNEIGH, &ndm, sizeof(ndm));
+    uint8_t ip[4] = {10, 1, 1, 10};
+    nla_put(m.msg, NDA_DST, 4, ip);
+    nla_put_u8(m.msg, NDA_PROTOCOL, 201);
+    auto d = m.decode();
+    auto* n = std::get_if<NeighborMsg>(&d);
+    ASSERT_NE(n, nullptr);
+    EXPECT_EQ(n->neigh.protocol, 201);
+}

@@ -62,6 +62,9 @@ Decoded decodeLink(nlmsghdr* hdr) {
     if (nlmsg_parse(hdr, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0)
         return Malformed{"link message with bad attributes"};
     auto* ifi = static_cast<ifinfomsg*>(nlmsg_data(hdr));
+    // A bridge's own view of one of its ports (family AF_BRIDGE: STP state, flags) is not
+    // the link: it has no link info (kind), and its RTM_DELLINK means "left the bridge".
+    if (ifi->ifi_family == AF_BRIDGE) return Skipped{};
     LinkMsg msg;
     msg.removed = hdr->nlmsg_type == RTM_DELLINK;
     msg.link.ifindex = ifi->ifi_index;
