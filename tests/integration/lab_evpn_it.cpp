@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -42,7 +43,8 @@ double firstSeen(const std::string& path, const std::string& ip) {
 
 double percentile(std::vector<double> v, double p) {
     std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5)];
+    return v.empty() ? 0
+                     : v[static_cast<size_t>(std::lround(p * static_cast<double>(v.size() - 1)))];
 }
 
 class LabEvpn : public ::testing::Test {

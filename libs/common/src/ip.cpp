@@ -126,14 +126,15 @@ std::optional<MacAddr> parseMac(std::string_view text) {
         for (size_t k = 0; k < 2; ++k) {
             char c = text[i * 3 + k];
             unsigned d = 0;
-            if (c >= '0' && c <= '9')
+            if (c >= '0' && c <= '9') {
                 d = static_cast<unsigned>(c - '0');
-            else if (c >= 'a' && c <= 'f')
+            } else if (c >= 'a' && c <= 'f') {
                 d = static_cast<unsigned>(c - 'a' + 10);
-            else if (c >= 'A' && c <= 'F')
+            } else if (c >= 'A' && c <= 'F') {
                 d = static_cast<unsigned>(c - 'A' + 10);
-            else
+            } else {
                 return std::nullopt;
+            }
             v = v * 16 + d;
         }
         mac[i] = static_cast<uint8_t>(v);

@@ -186,9 +186,10 @@ void PlanLab::buildEvpnLinks() {
             if (nl == std::string::npos) nl = cmds.size();
             if (nl > at) joined += (joined.empty() ? "" : "; ") + cmds.substr(at, nl - at);
         }
-        if (auto res = inNode(name_, sw.name, joined); res.rc != 0)
+        if (auto res = inNode(name_, sw.name, joined); res.rc != 0) {
             throw std::runtime_error("cannot build the EVPN-MH links of " + sw.name + ": " +
                                      res.out);
+        }
     }
 }
 
