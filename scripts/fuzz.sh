@@ -3,7 +3,7 @@
 # outside: INT reports and shims, rtnetlink decoders, both daemons' configs, the plan
 # file, FRR's running config. Targets and what each checks: fuzz/README.md.
 #
-#   scripts/fuzz.sh [--smoke]                 every target over its seeds, ~18 s each (test gate)
+#   scripts/fuzz.sh [--smoke]                 every target over its seeds, ~14 s each (test gate)
 #   scripts/fuzz.sh --build-only              build the targets, run nothing
 #   scripts/fuzz.sh --long [--runs N] [T...]  each target (or T...) for N executions (10M);
 #                                             writes bench/results/fuzz.json
@@ -132,9 +132,9 @@ run_all() {
 if [ "$mode" = smoke ]; then
     base=build-fuzz/smoke
     rm -rf "$base"
-    echo "== fuzz smoke: ${#targets[@]} targets, 18 s each, $jobs_max at a time"
+    echo "== fuzz smoke: ${#targets[@]} targets, 14 s each, $jobs_max at a time"
     start=$SECONDS
-    if ! run_all "$base" -max_total_time=18; then
+    if ! run_all "$base" -max_total_time=14; then
         echo "fuzz smoke: FAILED after $((SECONDS - start)) s" >&2
         exit 1
     fi
