@@ -10,7 +10,9 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/process.h"
@@ -105,6 +107,22 @@ class PathqdFabric : public ::testing::Test {
         const char* family = prefix.find(':') != std::string::npos ? "-6" : "-4";
         return lab::parseRouteWeights(
             fabric_->exec(node, std::string("ip ") + family + " route show " + prefix).out);
+    }
+
+    // The next hops' devices of `prefix` on `node`, in the route's order.
+    std::vector<std::string> devicesInOrder(const std::string& node, const std::string& prefix) {
+        const char* family = prefix.find(':') != std::string::npos ? "-6" : "-4";
+        std::string text =
+            fabric_->exec(node, std::string("ip ") + family + " route show " + prefix).out;
+        std::vector<std::string> out;
+        for (size_t at = text.find(" dev "); at != std::string::npos;
+             at = text.find(" dev ", at + 5)) {
+            std::istringstream w(text.substr(at + 5));
+            std::string dev;
+            w >> dev;
+            out.push_back(dev);
+        }
+        return out;
     }
 
     // Share of `port` in the weights of `prefix` on `node`, in percent.
