@@ -4,7 +4,6 @@
 # file, FRR's running config. Targets and what each checks: fuzz/README.md.
 #
 #   scripts/fuzz.sh [--smoke]                 every target over its seeds, ~14 s each (test gate)
-#   scripts/fuzz.sh --build-only              build the targets, run nothing
 #   scripts/fuzz.sh --long [--runs N] [T...]  each target (or T...) for N executions (10M);
 #                                             writes bench/results/fuzz.json
 #   scripts/fuzz.sh --long --report-only      rewrite fuzz.json from the last long run's logs
@@ -23,7 +22,6 @@ only=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --smoke) mode=smoke ;;
-        --build-only) mode=build ;;
         --long) mode=long ;;
         --runs) runs="$2"; shift ;;
         --report-only) report_only=1 ;;
@@ -45,7 +43,6 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo 
     -DTWINRAIL_FUZZ=ON -DTWINRAIL_TESTS=OFF >/dev/null
 cmake --build build-fuzz --target fuzz_all -j"$(nproc)" >build-fuzz/build.log 2>&1 ||
     { tail -40 build-fuzz/build.log; echo "fuzz.sh: build failed (build-fuzz/build.log)" >&2; exit 1; }
-[ "$mode" = build ] && exit 0
 
 # Longest input each target takes: the format's own bound where it has one (an INT report
 # datagram is refused past 4096 bytes, a shim is at most 4 + 255 * 4), else a little above

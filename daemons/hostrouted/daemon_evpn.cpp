@@ -198,6 +198,16 @@ void Daemon::decideEsHost(const IpAddr& ip, const std::set<std::string>& downPor
         k.externLearned = kernel->isExtLearned();
     }
     const EvpnView* view = esSync_ && esSync_->view() ? &*esSync_->view() : nullptr;
+    // The host's MAC and segment in FRR's view, once: the static neighbor and the FDB detour
+    // both need them.
+    const EvpnMac* mac = nullptr;
+    const EvpnSegment* es = nullptr;
+    if (view != nullptr) {
+        auto fn = view->neighbors.find(ip);
+        mac = fn == view->neighbors.end() ? nullptr : view->macOf(fn->second);
+        es = mac != nullptr ? view->segmentOf(*mac) : nullptr;
+    }
+    const int bridge = es != nullptr ? sviOfPort(es->accessPort) : 0;
     EsDecision d = decideAttachment(ip, k, view, downPorts);
     if (d.route && d.source == Source::EsPeer && !cfg_.acceptEvpn) {
         d = EsDecision{false, Source::Local, false, false, "ES-peer hosts off (accept_evpn false)"};
@@ -217,14 +227,9 @@ void Daemon::decideEsHost(const IpAddr& ip, const std::set<std::string>& downPor
         // our entry from before a restart sits.
         netlink::StaticNeighbor n{0, ip, {}, cfg_.routeProtocol};
         if (kernel != nullptr && kernel->mac) n = {kernel->ifindex, ip, *kernel->mac, n.protocol};
-        if (view != nullptr) {
-            auto fn = view->neighbors.find(ip);
-            const EvpnMac* mac = fn == view->neighbors.end() ? nullptr : view->macOf(fn->second);
-            const EvpnSegment* es = mac != nullptr ? view->segmentOf(*mac) : nullptr;
-            if (mac != nullptr && es != nullptr) {
-                n.ifindex = sviOfPort(es->accessPort);
-                n.mac = mac->mac;
-            }
+        if (es != nullptr) {
+            n.ifindex = bridge;
+            n.mac = mac->mac;
         }
         if (n.ifindex == 0) {
             d = EsDecision{false, Source::Local, false, false,
@@ -242,15 +247,7 @@ void Daemon::decideEsHost(const IpAddr& ip, const std::set<std::string>& downPor
     const bool othersUsable = k.present && k.usable && !k.ours;
     setOwnNeighbor(ip, d.ownNeighbor && !othersUsable ? wanted : std::nullopt);
     setDetour(ip, d.detour);
-    if (view != nullptr && !cfg_.evpnPeer.empty()) {
-        auto fn = view->neighbors.find(ip);
-        const EvpnMac* mac = fn == view->neighbors.end() ? nullptr : view->macOf(fn->second);
-        const EvpnSegment* es = mac != nullptr ? view->segmentOf(*mac) : nullptr;
-        if (es != nullptr) {
-            if (int bridge = sviOfPort(es->accessPort); bridge != 0)
-                setFdbDetour(mac->mac, bridge, d.detour);
-        }
-    }
+    if (bridge != 0 && !cfg_.evpnPeer.empty()) setFdbDetour(mac->mac, bridge, d.detour);
     auto& why = esWhy_[ip];
     if (why != d.why) {
         log::info("host ", ip.str(), ": ", d.route ? "routed, " : "not routed, ", d.why,

@@ -16,7 +16,7 @@ struct LinkState {
     bool adminUp = false;
     bool operUp = false;  // IFF_RUNNING: carrier and admin up
     std::optional<MacAddr> mac;
-    int master = 0;  // IFLA_MASTER: the bridge (or bond) this port is enslaved to
+    int master = 0;    // IFLA_MASTER: the bridge (or bond) this port is enslaved to
     std::string kind;  // IFLA_INFO_KIND: "vxlan", "bridge", "veth", ...; empty for physical
 };
 
