@@ -1,7 +1,8 @@
 // hostrouted's config parser on any JSON document (the config_db.json file or CONFIG_DB).
-// Checks: nothing throws, a rejection names where and why, and an accepted config written
-// back as CONFIG_DB strings parses to the same config (no field is read lossily, and the
-// checks accept what they produced).
+// Checks: nothing throws, a rejection names where and why, every name an accepted config
+// holds passes the one name grammar (twinrail/common/names.h: it reaches the kernel, FRR
+// and logs), and an accepted config written back as CONFIG_DB strings parses to the same
+// config (no field is read lossily, and the checks accept what they produced).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,10 +10,12 @@
 
 #include "fuzz_util.h"
 #include "hostrouted/config.h"
+#include "twinrail/common/names.h"
 
 using nlohmann::json;
 using twinrail::fuzz::check;
 namespace hr = twinrail::hostrouted;
+namespace names = twinrail::names;
 
 namespace {
 
@@ -48,7 +51,9 @@ json render(const hr::Config& c) {
                    {"evpn_mh", flag(c.evpnMh)},
                    {"evpn_poll_interval", std::to_string(c.evpnPollInterval.count())},
                    {"evpn_detour_table", std::to_string(c.evpnDetourTable)},
-                   {"evpn_detour_priority", std::to_string(c.evpnDetourPriority)}};
+                   {"evpn_detour_priority", std::to_string(c.evpnDetourPriority)},
+                   {"move_limit", std::to_string(c.moveLimit)},
+                   {"move_window", std::to_string(c.moveWindow.count())}};
     if (!c.evpnVty.empty()) global["evpn_vty"] = c.evpnVty;
     if (!c.evpnPeer.empty()) {
         global["evpn_peer"] = c.evpnPeer;
@@ -59,6 +64,13 @@ json render(const hr::Config& c) {
     json ifs = json::object();
     for (const auto& name : c.interfaces) ifs[name] = json::object();
     if (!c.interfaces.empty()) doc["HOSTROUTED_INTERFACE"] = ifs;
+    for (const auto& [ip, b] : c.bindings) {
+        json row = {{"ifname", b.ifname}};
+        if (!b.port.empty()) row["port"] = b.port;
+        doc["HOSTROUTED_BINDING"][ip.str()] = row;
+    }
+    for (const auto& [ip, t] : c.unfreeze)
+        doc["HOSTROUTED_UNFREEZE"][ip.str()] = {{"requested", std::to_string(t)}};
     return doc;
 }
 
@@ -75,6 +87,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& cfg = std::get<hr::Config>(parsed);
     check(cfg.keepalive.count() == 0 || cfg.holdtime >= 2 * cfg.keepalive,
           "holdtime below twice keepalive was accepted");
+    for (const auto& pattern : cfg.interfaces)
+        check(names::valid(pattern, names::Kind::InterfacePattern),
+              "an interface pattern outside the name grammar was accepted");
+    for (const auto& [down, up] : cfg.uplinkPins) {
+        check(
+            names::valid(down, names::Kind::Interface) && names::valid(up, names::Kind::Interface),
+            "an uplink pin port outside the name grammar was accepted");
+    }
+    check(cfg.evpnPeerInterface.empty() ||
+              names::valid(cfg.evpnPeerInterface, names::Kind::Interface),
+          "an evpn_peer_interface outside the name grammar was accepted");
+    for (const auto& [ip, b] : cfg.bindings) {
+        check(names::valid(b.ifname, names::Kind::Interface) &&
+                  (b.port.empty() || names::valid(b.port, names::Kind::Interface)),
+              "a binding's interface outside the name grammar was accepted");
+        check(!ip.isLinkLocal() && !ip.isMulticast() && !ip.isUnspecified(),
+              "a binding for an address no host holds was accepted");
+    }
     auto again = hr::parseConfig(render(cfg));
     const auto* cfg2 = std::get_if<hr::Config>(&again);
     check(cfg2 != nullptr, "a config written back from an accepted one is rejected");

@@ -1,6 +1,8 @@
 // pathqd's config parser on any JSON document (the config_db.json file or CONFIG_DB).
-// Checks: nothing throws, a rejection names where and why, and an accepted config written
-// back as CONFIG_DB strings parses to the same config. Fields the parser scales (Mbit/s
+// Checks: nothing throws, a rejection names where and why (in printable ASCII: it goes to
+// the log), every name an accepted config holds fits twinrail::names (port keys become
+// vtysh lines), the INT source list is never empty nor open to all, and an accepted config
+// written back as CONFIG_DB strings parses to the same config. Fields the parser scales (Mbit/s
 // to bit/s, us to s) may move by an ulp on the way back, so those compare within 1e-12.
 #include <algorithm>
 #include <cmath>
@@ -10,10 +12,12 @@
 
 #include "fuzz_util.h"
 #include "pathqd/config.h"
+#include "twinrail/common/names.h"
 
 using nlohmann::json;
 using twinrail::fuzz::check;
 namespace pq = twinrail::pathqd;
+namespace names = twinrail::names;
 
 namespace {
 
@@ -59,13 +63,21 @@ json render(const pq::Config& c) {
                    {"int_latency_unit_ns", num(c.intLatencyUnitNs)},
                    {"int_queue_unit_bytes", num(c.intQueueUnitBytes)},
                    {"int_util_scale", num(c.intUtilScale)},
-                   {"weights_interval_ms", ms(c.weightsInterval)}};
+                   {"weights_interval_ms", ms(c.weightsInterval)},
+                   {"weight_audit_interval", std::to_string(c.weightAuditInterval.count())},
+                   {"weight_audit_repair", flag(c.weightAuditRepair)},
+                   {"bgp_peers_interval", std::to_string(c.bgpPeersInterval.count())}};
     if (c.intNodeId) global["int_node_id"] = std::to_string(*c.intNodeId);
+    std::string sources;
+    for (const auto& p : c.intSources) sources += (sources.empty() ? "" : ",") + p.str();
+    global["int_sources"] = sources;
+    if (!c.intInterface.empty()) global["int_interface"] = c.intInterface;
     json ports = json::object();
     for (const auto& [name, p] : c.ports) {
         json row = {{"role", pq::roleName(p.role)}};
         if (p.capacityBps) row["capacity_mbps"] = scaled(*p.capacityBps, 1e6, 0.001, 1e9);
         if (p.intPortId) row["int_port_id"] = std::to_string(*p.intPortId);
+        if (!p.neighbor.empty()) row["neighbor"] = p.neighbor;
         ports[name] = row;
     }
     json doc = {{"PATHQD", {{"global", global}}}};
@@ -97,9 +109,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto parsed = pq::parseConfig(doc);
     if (const auto* err = std::get_if<pq::ConfigError>(&parsed)) {
         check(!err->where.empty() && !err->what.empty(), "an error that names nothing");
+        for (char ch : err->str())
+            check(ch >= 0x20 && ch < 0x7f, "an error with a byte that is not printable ASCII");
         return 0;
     }
     const auto& cfg = std::get<pq::Config>(parsed);
+    for (const auto& [name, port] : cfg.ports) {
+        check(names::valid(name, names::Kind::Interface), "a port name outside the grammar");
+        check(port.neighbor.empty() || names::valid(port.neighbor, names::Kind::Node),
+              "a neighbor name outside the grammar");
+    }
+    check(cfg.intInterface.empty() || names::valid(cfg.intInterface, names::Kind::Interface),
+          "an int_interface outside the grammar");
+    check(!cfg.intSources.empty(), "an empty INT source list (nothing or everything?)");
+    for (const auto& p : cfg.intSources)
+        check(p.length > 0 && p.length <= p.addr.maxPrefixLen(), "an INT source open to all");
     check(cfg.probePort == 0 || cfg.probePort != cfg.intPort, "probe_port == int_port accepted");
     check(cfg.model.levels >= 2 && cfg.model.referenceBps > 0, "a model that cannot level");
     auto again = pq::parseConfig(render(cfg));

@@ -4,9 +4,9 @@
 set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config clang
-  libnl-3-dev libnl-route-3-dev libhiredis-dev libboost-dev nlohmann-json3-dev
+  libnl-3-dev libnl-route-3-dev libhiredis-dev libboost-dev nlohmann-json3-dev libssl-dev
   libgtest-dev libgmock-dev googletest
-  frr redis-server iproute2 iputils-ping procps iperf3
+  frr redis-server openssl iproute2 iputils-ping procps iperf3
   debhelper lintian
   netplan.io gnuplot-nox
   "$@"

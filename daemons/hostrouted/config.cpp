@@ -7,6 +7,7 @@
 #include <set>
 
 #include "twinrail/common/ip.h"
+#include "twinrail/common/names.h"
 #include "twinrail/service/config_fields.h"
 
 namespace twinrail::hostrouted {
@@ -14,6 +15,34 @@ namespace {
 
 using nlohmann::json;
 using service::FieldReader;
+
+// A table key, as it may appear in an error: "TABLE|<key>", the key shown printable so a
+// hostile key cannot break or forge the log line that reports it.
+std::string keyWhere(const std::string& table, const std::string& key) {
+    return table + "|" + names::printable(key);
+}
+
+// Why `value` is not a name of `kind`, as the error for it says it: nullopt when it is.
+std::optional<std::string> badName(const std::string& value, names::Kind kind) {
+    auto why = names::check(value, kind);
+    if (!why) return std::nullopt;
+    return std::string(names::kindName(kind)) + " \"" + names::printable(value) + "\" " + *why;
+}
+
+// evpn_vty is a socket path that hostrouted connects to: absolute, and nothing in it that
+// a log line or a path component should not carry.
+std::optional<std::string> badSocketPath(const std::string& path) {
+    if (path.empty() || path[0] != '/') return "must be an absolute path";
+    if (path.size() > 107) return "is longer than a unix socket path (107 bytes)";
+    for (char c : path) {
+        auto byte = static_cast<unsigned char>(c);
+        if (byte <= 0x20 || byte >= 0x7f)
+            return "\"" + names::printable(path) + "\" contains a control, space or non-ASCII byte";
+    }
+    if (path.find("/../") != std::string::npos || path.ends_with("/.."))
+        return "\"" + names::printable(path) + "\" contains \"..\"";
+    return std::nullopt;
+}
 
 std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     const std::string where = "HOSTROUTED|global";
@@ -44,7 +73,9 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "evpn_peer",
                      "evpn_peer_interface",
                      "evpn_detour_table",
-                     "evpn_detour_priority"});
+                     "evpn_detour_priority",
+                     "move_limit",
+                     "move_window"});
     // zebra's `ip import-table` accepts 1-252; 253-255 are the kernel's own tables.
     r.integer("route_table", cfg.routeTable, 1, 252);
     // 186-198 are routing daemons' protocol numbers that zebra treats as its own.
@@ -56,14 +87,20 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     long long pollMs = cfg.evpnPollInterval.count();
     r.integer("evpn_poll_interval", pollMs, 20, 10000);
     cfg.evpnPollInterval = std::chrono::milliseconds(pollMs);
-    if (auto vty = r.text("evpn_vty")) cfg.evpnVty = *vty;
+    if (auto vty = r.text("evpn_vty")) {
+        if (auto why = badSocketPath(*vty)) r.fail("evpn_vty", *why);
+        cfg.evpnVty = *vty;
+    }
     if (auto peer = r.text("evpn_peer")) {
         auto ip = IpAddr::parse(*peer);
         if (!ip || !ip->isV4())
             r.fail("evpn_peer", "must be the ES peer's IPv4 address on the AUX link");
         cfg.evpnPeer = *peer;
     }
-    if (auto dev = r.text("evpn_peer_interface")) cfg.evpnPeerInterface = *dev;
+    if (auto dev = r.text("evpn_peer_interface")) {
+        if (auto why = badName(*dev, names::Kind::Interface)) r.fail("evpn_peer_interface", *why);
+        cfg.evpnPeerInterface = *dev;
+    }
     if (!r.error && cfg.evpnPeer.empty() != cfg.evpnPeerInterface.empty())
         r.fail("evpn_peer", "evpn_peer and evpn_peer_interface go together");
     r.integer("evpn_detour_table", cfg.evpnDetourTable, 256, 1'000'000'000);
@@ -90,6 +127,10 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     // Ahead of main (32766); 0 is the local table's.
     r.integer("pin_rule_priority", cfg.pinRulePriority, 1, 32765);
     r.number("pin_min_weight_ratio", cfg.pinMinWeightRatio, 0, 1);
+    r.integer("move_limit", cfg.moveLimit, 0, 1000);
+    long long moveWindow = cfg.moveWindow.count();
+    r.integer("move_window", moveWindow, 1, 86400);
+    cfg.moveWindow = std::chrono::seconds(moveWindow);
     if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive) {
         r.fail("holdtime",
                "must be at least twice keepalive, so one lost probe is not a "
@@ -98,23 +139,19 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     return r.error;
 }
 
-bool validPortName(const std::string& name) {
-    return !name.empty() && name.size() < 16 && name.find_first_of(" /|*?[") == std::string::npos;
-}
-
 std::optional<ConfigError> parsePins(const json& table, Config& cfg) {
     if (!table.is_object()) return ConfigError{"UPLINK_PIN", "must be an object of keys"};
     for (auto row = table.begin(); row != table.end(); ++row) {
-        std::string where = "UPLINK_PIN|" + row.key();
-        if (!validPortName(row.key()))
-            return ConfigError{where, "not a valid interface name (1-15 characters, no glob)"};
+        std::string where = keyWhere("UPLINK_PIN", row.key());
+        if (auto why = badName(row.key(), names::Kind::Interface)) return ConfigError{where, *why};
         if (!row.value().is_object()) return ConfigError{where, "must be an object"};
         FieldReader r{row.value(), where, std::nullopt};
         r.rejectUnknown({"uplink"});
         std::string uplink = r.text("uplink").value_or("");
         if (r.error) return *r.error;
-        if (!validPortName(uplink))
-            return ConfigError{where + " field uplink", "missing or not a valid interface name"};
+        if (uplink.empty()) return ConfigError{where + " field uplink", "missing"};
+        if (auto why = badName(uplink, names::Kind::Interface))
+            return ConfigError{where + " field uplink", *why};
         if (uplink == row.key())
             return ConfigError{where + " field uplink", "a port cannot be pinned to itself"};
         cfg.uplinkPins[row.key()] = uplink;
@@ -143,7 +180,7 @@ std::variant<Config, ConfigError> parseConfig(const json& configDb) {
         if (!it->is_object()) return ConfigError{"HOSTROUTED", "must be an object of keys"};
         for (auto row = it->begin(); row != it->end(); ++row) {
             if (row.key() != "global")
-                return ConfigError{"HOSTROUTED|" + row.key(), "unknown key; only 'global'"};
+                return ConfigError{keyWhere("HOSTROUTED", row.key()), "unknown key; only 'global'"};
             if (auto err = parseGlobal(row.value(), cfg)) return *err;
         }
     }
@@ -151,10 +188,11 @@ std::variant<Config, ConfigError> parseConfig(const json& configDb) {
         if (!it->is_object())
             return ConfigError{"HOSTROUTED_INTERFACE", "must be an object of keys"};
         for (auto row = it->begin(); row != it->end(); ++row) {
-            std::string where = "HOSTROUTED_INTERFACE|" + row.key();
-            if (row.key().empty() || row.key().size() > 64 ||
-                row.key().find_first_of(" /|") != std::string::npos)
-                return ConfigError{where, "not a valid interface name or pattern"};
+            std::string where = keyWhere("HOSTROUTED_INTERFACE", row.key());
+            // The key is a kernel name or a glob over them; it reaches fnmatch(), logs and
+            // FRR's configuration, so it must pass the one name grammar.
+            if (auto why = badName(row.key(), names::Kind::InterfacePattern))
+                return ConfigError{where, *why};
             if (!row.value().is_object()) return ConfigError{where, "must be an object"};
             FieldReader r{row.value(), where, std::nullopt};
             r.rejectUnknown({"enabled", "NULL"});  // "NULL": SONiC's empty-row marker
@@ -166,6 +204,12 @@ std::variant<Config, ConfigError> parseConfig(const json& configDb) {
     }
     if (auto it = configDb.find("UPLINK_PIN"); it != configDb.end()) {
         if (auto err = parsePins(*it, cfg)) return *err;
+    }
+    if (auto it = configDb.find("HOSTROUTED_BINDING"); it != configDb.end()) {
+        if (auto err = parseBindings(*it, cfg.bindings)) return *err;
+    }
+    if (auto it = configDb.find("HOSTROUTED_UNFREEZE"); it != configDb.end()) {
+        if (auto err = parseUnfreeze(*it, cfg.unfreeze)) return *err;
     }
     return cfg;
 }

@@ -4,6 +4,8 @@
 //   HOSTROUTED_INTERFACE|<name>  host-facing ports; <name> may be a glob ("Ethernet*")
 //   UPLINK_PIN|<downlink>        static smart routing: the uplink this downlink's
 //                                traffic leaves through (uplink_pins.h)
+//   HOSTROUTED_BINDING|<ip>      where a planned host's address may be (binding_config.h)
+//   HOSTROUTED_UNFREEZE|<ip>     an operator's request to thaw a frozen address
 #pragma once
 
 #include <chrono>
@@ -14,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "binding_config.h"
 #include "twinrail/service/config_fields.h"
 
 namespace twinrail::hostrouted {
@@ -55,6 +58,12 @@ struct Config {
     uint32_t pinTableBase = 1000;
     uint32_t pinRulePriority = 1000;
     double pinMinWeightRatio = 0.5;
+    // Trust (binding_config.h, host_registry.h): where each planned host may be, how often
+    // a learned one may move before it freezes, and the operator's thaw requests.
+    HostBindings bindings;
+    uint32_t moveLimit = 5;
+    std::chrono::seconds moveWindow{180};
+    UnfreezeRequests unfreeze;
 
     bool managesInterface(const std::string& ifname) const;
     bool operator==(const Config&) const = default;

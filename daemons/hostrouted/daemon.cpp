@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "frr_requirements.h"
 #include "proxy_settings.h"
 #include "state_rows.h"
 #include "twinrail/common/log.h"
@@ -18,7 +17,6 @@ namespace {
 
 constexpr auto kStatsPeriod = std::chrono::seconds(1);
 constexpr auto kSnapshotDebounce = std::chrono::milliseconds(200);
-constexpr auto kImportSettle = std::chrono::seconds(5);  // zebra has seen a route by then
 // Probes and expiries are due at spread-out instants; waking on a 10 ms grid handles all
 // that fall in one slot together (at most 100 wakeups/s however many hosts), delaying
 // none by more than 10 ms against keepalives and holdtimes of seconds.
@@ -29,6 +27,9 @@ Limits limitsOf(const Config& c) {
 }
 Liveness livenessOf(const Config& c) {
     return Liveness{c.keepalive, c.holdtime};
+}
+MoveGuard movesOf(const Config& c) {
+    return MoveGuard{c.moveLimit, c.moveWindow};
 }
 PolicyOptions policyOf(const Config& c) {
     return PolicyOptions{c.ipv4, c.ipv6};
@@ -42,14 +43,21 @@ Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options
       cfg_(std::move(config)),
       options_(std::move(options)),
       routes_(routes),
-      registry_(*this, limitsOf(cfg_), livenessOf(cfg_)),
+      registry_(*this, limitsOf(cfg_), livenessOf(cfg_), movesOf(cfg_)),
       monitor_(io, *this),
       prober_(
           io,
-          [this](int ifindex, const IpAddr& ip) { registry_.hostSeen(ifindex, ip, Clock::now()); },
+          [this](int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac) {
+              onHeard(ifindex, ip, mac);
+          },
           [this] { afterWork(); }),
       vtysh_(io, options_.vtysh),
       frrRecheckTimer_(io),
+      guardRunner_(io),
+      guard_(guardRunner_,
+             [](const std::string& port, const std::string& error) {
+                 log::warning("ARP/ND guard on ", port, ": ", error);
+             }),
       registryTimer_(io),
       auditTimer_(io),
       statsTimer_(io),
@@ -64,6 +72,7 @@ Daemon::~Daemon() {
 
 void Daemon::start() {
     auto now = Clock::now();
+    applyBindings();
     // Routes from a previous run are adopted, not flushed: unchanged hosts see no change.
     size_t adopted = 0;
     for (int family : {AF_INET, AF_INET6}) {
@@ -91,6 +100,10 @@ void Daemon::start() {
             io_, *stateDb_, kHostRouteTable, options_.stateDbSeparator,
             [this](const std::string& key) { return hostRowFor(key); },
             [this] { return allHostKeys(); });
+        claimTable_ = std::make_unique<redis::StateTable>(
+            io_, *stateDb_, kClaimTable, options_.stateDbSeparator,
+            [this](const std::string& key) { return claimRowFor(key); },
+            [this] { return allClaimKeys(); });
         foreignTable_ = std::make_unique<redis::StateTable>(
             io_, *stateDb_, kForeignTable, options_.stateDbSeparator,
             [this](const std::string& key) { return foreignRowFor(key); },
@@ -104,6 +117,7 @@ void Daemon::start() {
             if (pinner_) pinner_->resyncState();
             hostTable_->resyncAll();
             foreignTable_->resyncAll();
+            claimTable_->resyncAll();
             publishStats();
         });
         stateDb_->start();
@@ -131,6 +145,7 @@ void Daemon::stop() {
     if (auditor_) auditor_->stop();
     if (frrWatcher_) frrWatcher_->stop();
     if (pinner_) pinner_->stop();
+    guard_.stop();  // the filters stay: a restart must not open the ports
     if (esSync_) esSync_->stop();
     if (stateDb_) stateDb_->stop();
 }
@@ -156,6 +171,9 @@ void Daemon::applyConfig(const Config& next) {
     }
     registry_.setLimits(limitsOf(cfg_));
     registry_.setLiveness(livenessOf(cfg_), Clock::now());
+    registry_.setMoveGuard(movesOf(cfg_));
+    applyBindings();
+    applyUnfreeze(Clock::now());
     log::notice("config applied: ", cfg_.interfaces.size(), " interface patterns");
     // Managed ports, families or policy may have changed: re-evaluate everything.
     requestSnapshot("config change");
@@ -176,9 +194,14 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     bool wasUp = it != ports_.end() && it->second.link.operUp && it->second.managed;
     if (removed) {
         if (it != ports_.end()) ports_.erase(it);
-        proxyWritten_.erase(link.name);  // its sysctls went with it
+        proxyWritten_.erase(link.name);                                  // its sysctls went with it
+        if (guarded_.erase(link.name) > 0) guard_.clearPort(link.name);  // re-made if it returns
         for (const auto& ip : foreign_.portGone(link.ifindex))
             if (foreignTable_) foreignTable_->markDirty(ip.str());
+        for (const auto& [ip, ifindex] : claims_.portGone(link.ifindex)) {
+            if (claimTable_)
+                claimTable_->markDirty(ip.str() + options_.stateDbSeparator + link.name);
+        }
         registry_.portDown(link.ifindex, Clock::now());
         return;
     }
@@ -187,6 +210,7 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     port.link = link;
     port.managed = cfg_.managesInterface(link.name);
     applyProxy(port);
+    guardPort(link.name);
     bool isUp = port.link.operUp && port.managed;
     if (inSnapshot_) return;
     // An ES port's loss withdraws its hosts at once, before FRR's next read says so.
@@ -218,15 +242,22 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
     Verdict v = classifyNeighbor(neigh, removed, view, own_, policyOf(cfg_));
     auto now = Clock::now();
     noteForeign(neigh, v.reason == Reason::OutsideSubnets && port.managed);
-    if (v.accept) {
-        registry_.accept(neigh, v.source, now);
-    } else {
+    if (!v.accept) {
         if (port.managed && log::enabled(log::Priority::Debug)) {
             log::debug("neighbor ", neigh.ip.str(), " on ", port.link.name, ": ",
                        reasonName(v.reason));
         }
-        registry_.reject(neigh.ip, now);
+        // Only this port's own host goes; a claim from here is over.
+        registry_.reject(neigh.ip, neigh.ifindex, now);
+        dropClaim(neigh.ip, neigh.ifindex);
+        return;
     }
+    BindingVerdict b = bindings_.check(neigh.ip, port.link.name);
+    if (b == BindingVerdict::BoundElsewhere || b == BindingVerdict::NotBoundHere) {
+        registry_.reject(neigh.ip, neigh.ifindex, now);  // held here before a binding said no
+        return refuseClaim(neigh, port.link.name, bindingVerdictName(b));
+    }
+    acceptClaim(neigh, v.source, b == BindingVerdict::Bound, port.link.name);
 }
 
 void Daemon::noteForeign(const netlink::NeighborEntry& neigh, bool foreign) {
@@ -377,16 +408,18 @@ void Daemon::applyProxy(const Port& port) {
     // The kernel queues proxied ARP replies for a random 0-0.8 s (proxy_delay); a host's
     // first packet to each peer would wait that long. Proxying is hostrouted's, so is
     // the delay: 0 while proxying, the port's own value back afterwards.
-    const std::string delay = "net.ipv4.neigh." + name + ".proxy_delay";
+    // Only the allow-listed per-port settings: a port name cannot turn this into any other.
+    const sysctl::Writer sysctls(sysctl::kHostroutedSettings);
+    using sysctl::Section;
     if (change->arp && delayBefore_.count(name) == 0)
-        delayBefore_[name] = sysctl::read(delay).value_or("80");
-    std::string err =
-        sysctl::write("net.ipv4.conf." + name + ".proxy_arp", change->arp ? "1" : "0");
+        delayBefore_[name] = sysctls.read(Section::Ipv4Neigh, name, "proxy_delay").value_or("80");
+    std::string err = sysctls.write(Section::Ipv4Conf, name, "proxy_arp", change->arp ? "1" : "0");
     if (err.empty())
-        err = sysctl::write("net.ipv6.conf." + name + ".proxy_ndp", change->nd ? "1" : "0");
-    if (err.empty() && change->arp) err = sysctl::write(delay, "0");
+        err = sysctls.write(Section::Ipv6Conf, name, "proxy_ndp", change->nd ? "1" : "0");
+    if (err.empty() && change->arp)
+        err = sysctls.write(Section::Ipv4Neigh, name, "proxy_delay", "0");
     if (err.empty() && !change->arp && delayBefore_.count(name) > 0) {
-        err = sysctl::write(delay, delayBefore_[name]);
+        err = sysctls.write(Section::Ipv4Neigh, name, "proxy_delay", delayBefore_[name]);
         delayBefore_.erase(name);
     }
     if (!err.empty()) {
@@ -400,60 +433,6 @@ void Daemon::applyProxy(const Port& port) {
     } else {
         proxyWritten_.erase(name);
     }
-}
-
-void Daemon::checkFrr() {
-    if (!options_.checkFrr || frrCheckRunning_) return;
-    frrCheckRunning_ = true;
-    vtysh_.ensure(requiredFrrLines(cfg_), cfg_.manageFrr,
-                  [this](const frr::Vtysh::EnsureResult& r) {
-                      frrCheckRunning_ = false;
-                      for (const auto& line : r.added)
-                          log::notice("FRR: added '", line.describe(), "'");
-                      if (!r.reachable) {
-                          frrStatus_ = "unreachable";
-                          log::error("FRR: cannot read the running config (", r.error,
-                                     "); host routes are in the kernel but may not be advertised");
-                          return;
-                      }
-                      if (!r.error.empty()) log::error("FRR: ", r.error);
-                      if (r.missing.empty()) {
-                          frrStatus_ = "ok";
-                          log::info("FRR: import/redistribute configuration present");
-                          return;
-                      }
-                      frrStatus_ = "missing";
-                      for (const auto& line : r.missing) {
-                          log::error("FRR config missing (host routes will not be advertised): ",
-                                     line.describe());
-                      }
-                      if (!cfg_.manageFrr)
-                          log::error("FRR: add the lines above, or set manage_frr=true");
-                  });
-}
-
-void Daemon::onFrrRestart(const std::string& daemon) {
-    if (daemon != "zebra" && daemon != "bgpd") return;
-    if (auditor_) auditor_->frrRestarted(daemon);
-    if (esSync_ && daemon == "zebra") esSync_->zebraRestarted();
-    // A restarted FRR has only its saved config; check (and with manage_frr restore) the
-    // import and redistribute lines once it has had a moment to load it.
-    frrRecheckTimer_.expires_after(std::chrono::seconds(3));
-    frrRecheckTimer_.async_wait([this](const boost::system::error_code& ec) {
-        if (!ec) checkFrr();
-    });
-}
-
-// Installed IPv4 host routes (the ones zebra imports from our table). A route written in
-// the last few seconds is "fresh": zebra may not have processed it yet.
-std::vector<OurRoute> Daemon::ourImportedRoutes() const {
-    std::vector<OurRoute> out;
-    auto now = Clock::now();
-    registry_.forEach([&out, now, this](const HostRecord& r) {
-        if (!r.ip.isV4() || r.state != RouteState::Installed || r.kernelIfindex == 0) return;
-        out.push_back(OurRoute{routeFor(r.ip, r.kernelIfindex), now - r.since < kImportSettle});
-    });
-    return out;
 }
 
 std::optional<redis::Fields> Daemon::hostRowFor(const std::string& key) const {
@@ -483,6 +462,8 @@ void Daemon::armStatsTimer() {
                          ", max_routes_per_port ", cfg_.maxRoutesPerPort, ")");
             refusedLogged_ = s.refused;
         }
+        thawFrozen(Clock::now());
+        expireClaims(Clock::now());
         publishStats();
         armStatsTimer();
     });

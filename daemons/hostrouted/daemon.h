@@ -12,6 +12,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "arp_guard.h"
+#include "binding_config.h"
 #include "config.h"
 #include "es_attachment.h"
 #include "es_sync.h"
@@ -20,6 +22,7 @@
 #include "import_auditor.h"
 #include "prober.h"
 #include "proxy_settings.h"
+#include "refused_claims.h"
 #include "twinrail/frr/restart_watcher.h"
 #include "twinrail/frr/vtysh.h"
 #include "twinrail/netlink/monitor.h"
@@ -78,6 +81,27 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void requestSnapshot(const std::string& reason);
     void applyProxy(const Port& port);
     void noteForeign(const netlink::NeighborEntry& neigh, bool foreign);
+    // Trust (daemon_claims.cpp): bindings, refused claims, freezes.
+    void applyBindings();
+    void guardPort(const std::string& name);
+    void applyUnfreeze(TimePoint now);
+    void refuseClaim(const netlink::NeighborEntry& neigh, const std::string& ifname,
+                     std::string_view reason);
+    void dropClaim(const IpAddr& ip, int ifindex);
+    // The registry's verdict on a claim the policy and the binding let through: routed, or
+    // refused and recorded; a freeze is logged.
+    void acceptClaim(const netlink::NeighborEntry& neigh, Source source, bool bound,
+                     const std::string& ifname);
+    std::optional<std::string> esTrustRefusal(const IpAddr& ip, int svi,
+                                              const std::optional<MacAddr>& mac, Source source,
+                                              const std::string& esPort);
+    void thawFrozen(TimePoint now);
+    void expireClaims(TimePoint now);
+    // ARP/ND a host sent, seen before tc ingress: proof of life, or a claim to refuse.
+    void onHeard(int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac);
+    std::optional<redis::Fields> claimRowFor(const std::string& key) const;
+    std::vector<std::string> allClaimKeys() const;
+    std::string portName(int ifindex) const;
     std::optional<redis::Fields> foreignRowFor(const std::string& key) const;
     void rebuildOwnAddresses();
     void checkFrr();
@@ -123,6 +147,12 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<redis::Client> stateDb_;
     std::unique_ptr<redis::StateTable> hostTable_, foreignTable_;
     ForeignHosts foreign_;
+    BindingIndex bindings_;
+    RefusedClaims claims_;
+    ProcessRunner guardRunner_;
+    ArpGuard guard_;
+    std::set<std::string> guarded_;  // ports with our ARP/ND guard (or asked for it)
+    std::unique_ptr<redis::StateTable> claimTable_;
     std::unique_ptr<netlink::KernelPolicyWriter> policyWriter_;  // with uplink pins only
     std::unique_ptr<UplinkPinner> pinner_;
     std::unique_ptr<EsSync> esSync_;                               // with evpn_mh only

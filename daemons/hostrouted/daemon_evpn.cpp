@@ -157,7 +157,7 @@ void Daemon::confirmPeerActive(const EvpnView& view) {
         if (!n.peerActive) continue;
         const HostRecord* rec = registry_.find(ip);
         if (rec != nullptr && rec->source == Source::EsPeer)
-            registry_.hostSeen(rec->ifindex, ip, now);
+            registry_.hostSeen(rec->ifindex, ip, std::nullopt, now);
     }
     afterWork();
 }
@@ -212,11 +212,24 @@ void Daemon::decideEsHost(const IpAddr& ip, const std::set<std::string>& downPor
     if (d.route && d.source == Source::EsPeer && !cfg_.acceptEvpn) {
         d = EsDecision{false, Source::Local, false, false, "ES-peer hosts off (accept_evpn false)"};
     }
+    if (d.route) {
+        // An ES peer's host passes the policy the leaf's own hosts pass, and both pass the
+        // plan's binding (the SVI, and the ES port behind it).
+        const bool local = d.source == Source::Local && kernel != nullptr;
+        int svi = local ? kernel->ifindex : bridge;
+        if (svi == 0 && kernel != nullptr) svi = kernel->ifindex;
+        std::optional<MacAddr> claimMac = kernel != nullptr ? kernel->mac : std::nullopt;
+        if (!local && mac != nullptr) claimMac = mac->mac;
+        if (auto why = esTrustRefusal(ip, svi, claimMac, d.source,
+                                      es != nullptr ? es->accessPort : std::string())) {
+            d = EsDecision{false, Source::Local, false, false, *why};
+        }
+    }
     auto now = Clock::now();
     std::optional<netlink::StaticNeighbor> wanted;
     if (d.route && d.source == Source::Local && kernel != nullptr) {
         const bool fresh = registry_.find(ip) == nullptr;
-        registry_.accept(*kernel, Source::Local, now);
+        registry_.accept(*kernel, Source::Local, now, bindings_.find(ip) != nullptr);
         // zebra advertises a host to its ES peer only once the kernel holds it REACHABLE:
         // a new host learned STALE (from its ARP request) is confirmed by a probe at once.
         if (fresh && (kernel->state & NUD_REACHABLE) == 0) {
@@ -238,10 +251,10 @@ void Daemon::decideEsHost(const IpAddr& ip, const std::set<std::string>& downPor
             wanted = n;
             netlink::NeighborEntry synthetic{n.ifindex,     ip, n.mac,
                                              NUD_PERMANENT, 0,  cfg_.routeProtocol};
-            registry_.accept(synthetic, Source::EsPeer, now);
+            registry_.accept(synthetic, Source::EsPeer, now, bindings_.find(ip) != nullptr);
         }
     }
-    if (!d.route) registry_.reject(ip, now);
+    if (!d.route) registry_.rejectAny(ip, now);
     // A usable entry someone else owns (zebra's partial sync) is left alone: the kernel
     // forwards with it, and replacing it would only start a tug of war with zebra.
     const bool othersUsable = k.present && k.usable && !k.ours;

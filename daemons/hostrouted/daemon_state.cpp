@@ -18,21 +18,26 @@ void Daemon::startPinner() {
 
 void Daemon::publishStats() {
     if (!stateDb_ || !stateDb_->connected()) return;
-    StatsView v{registry_.stats(),
-                registry_.installedCount(),
-                registry_.size(),
-                registry_.pendingCount(),
-                prober_.stats(),
-                monitor_.stats(),
-                auditor_ ? auditor_->stats() : AuditStats{.state = "off"},
-                configRejected_,
-                redisErrors_ + hostTable_->errors() + foreignTable_->errors(),
-                foreign_.size(),
-                frrStatus_,
-                pinner_ ? std::optional(pinner_->stats()) : std::nullopt,
-                pinner_ ? std::optional(pinner_->watchStats()) : std::nullopt,
-                esSync_ ? std::optional(esSync_->stats()) : std::nullopt,
-                ownNeighbors_.size()};
+    StatsView v{
+        registry_.stats(),
+        registry_.installedCount(),
+        registry_.size(),
+        registry_.pendingCount(),
+        prober_.stats(),
+        monitor_.stats(),
+        auditor_ ? auditor_->stats() : AuditStats{.state = "off"},
+        configRejected_,
+        redisErrors_ + hostTable_->errors() + foreignTable_->errors() + claimTable_->errors(),
+        foreign_.size(),
+        frrStatus_,
+        pinner_ ? std::optional(pinner_->stats()) : std::nullopt,
+        pinner_ ? std::optional(pinner_->watchStats()) : std::nullopt,
+        esSync_ ? std::optional(esSync_->stats()) : std::nullopt,
+        ownNeighbors_.size(),
+        claims_.total(),
+        claims_.size(),
+        guard_.applied(),
+        guard_.failed()};
     redis::Fields row =
         statsRow(v, wallClock(Clock::now(), Clock::now(), std::chrono::system_clock::now()));
     std::vector<std::string> args{"HSET",

@@ -26,6 +26,20 @@ std::string_view routeStateName(RouteState s) {
     return "unknown";
 }
 
+std::string_view claimName(Claim c) {
+    switch (c) {
+        case Claim::Accepted:
+            return "accepted";
+        case Claim::Duplicate:
+            return "duplicate";
+        case Claim::Frozen:
+            return "frozen";
+        case Claim::OverCap:
+            return "over-cap";
+    }
+    return "unknown";
+}
+
 bool HostRecord::probed() const {
     // An ES peer's host is probed too: after its port to the peer fails, its answers to
     // this leaf's probes are what keeps it routed here (see es_attachment.h).
@@ -33,10 +47,12 @@ bool HostRecord::probed() const {
            (source == Source::Local && (nudState & (NUD_PERMANENT | NUD_NOARP)) == 0);
 }
 
-HostRegistry::HostRegistry(RegistryActions& actions, Limits limits, Liveness liveness)
+HostRegistry::HostRegistry(RegistryActions& actions, Limits limits, Liveness liveness,
+                           MoveGuard moves)
     : actions_(actions),
       limits_(limits),
       liveness_(liveness),
+      moves_(moves),
       tokens_(static_cast<double>(limits.burst)) {}
 
 HostRecord* HostRegistry::lookup(const IpAddr& ip) {
@@ -145,6 +161,7 @@ void HostRegistry::erase(const IpAddr& ip, TimePoint now) {
     withdraw(*rec, rec->state, now);
     if (auto it = perPort_.find(rec->ifindex); it != perPort_.end() && --it->second == 0)
         perPort_.erase(it);
+    depart(*rec, now);
     hosts_.erase(ip);  // pending_ and events_ drop stale ids lazily
     actions_.hostChanged(ip);
 }
@@ -158,60 +175,78 @@ void HostRegistry::confirm(HostRecord& rec, TimePoint now) {
     }
 }
 
-void HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now) {
+Claim HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now,
+                           bool bound) {
     HostRecord* rec = lookup(neigh.ip);
     if (rec == nullptr) {
         if (hosts_.size() >= limits_.maxRoutes || portFull(neigh.ifindex)) {
             ++stats_.refused;
-            return;
+            return Claim::OverCap;
         }
         HostRecord fresh;
         fresh.ip = neigh.ip;
         fresh.ifindex = neigh.ifindex;
+        fresh.firstIfindex = neigh.ifindex;
         fresh.mac = neigh.mac;
         fresh.source = source;
         fresh.nudState = neigh.state;
         fresh.since = now;
         fresh.lastSeen = now;  // a new entry gets one holdtime to prove it is alive
         fresh.id = nextId_++;
+        if (auto refused = arrive(fresh, now)) return *refused;
         rec = &hosts_.emplace(neigh.ip, fresh).first->second;
         ++perPort_[neigh.ifindex];
         admit(*rec, now);
         startLiveness(*rec, now);
         actions_.hostChanged(rec->ip);
-        return;
+        return Claim::Accepted;
+    }
+    if (rec->ifindex != neigh.ifindex && bound) {
+        // Where the plan puts it: whatever held it elsewhere (a route adopted from before
+        // the binding, a spoof learned before it) yields at once.
+        changePort(*rec, neigh.ifindex);
+        rec->firstIfindex = neigh.ifindex;
+        rec->frozenSince.reset();
+        rec->moves.clear();
+        rec->lastSeen = now;
+        admit(*rec, now);
+        actions_.hostChanged(rec->ip);
+    } else if (rec->ifindex != neigh.ifindex) {
+        Claim c = move(*rec, neigh, now);
+        if (c != Claim::Accepted) return c;
     }
 
     rec->seen = true;
+    rec->adopted = false;
     bool wasProbed = rec->probed();
     bool changed = rec->mac != neigh.mac || rec->source != source || rec->nudState != neigh.state;
     rec->mac = neigh.mac;
     rec->source = source;
     rec->nudState = neigh.state;
-    if (rec->ifindex != neigh.ifindex) {  // the host moved to another port
-        if (auto it = perPort_.find(rec->ifindex); it != perPort_.end() && --it->second == 0)
-            perPort_.erase(it);
-        ++perPort_[neigh.ifindex];
-        rec->ifindex = neigh.ifindex;
-        ++stats_.moves;
-        changed = true;
-    }
     // Only kernel-confirmed reachability is proof of life; STALE is not.
     if ((neigh.state & NUD_REACHABLE) != 0 || !rec->probed()) confirm(*rec, now);
-    if ((rec->state == RouteState::Installed && rec->kernelIfindex != rec->ifindex) ||
-        rec->state == RouteState::Failed)
-        install(*rec, now);
+    if (rec->state == RouteState::Failed) install(*rec, now);
     if (!wasProbed && rec->probed()) startLiveness(*rec, now);
     if (changed) actions_.hostChanged(rec->ip);
+    return Claim::Accepted;
 }
 
-void HostRegistry::reject(const IpAddr& ip, TimePoint now) {
+void HostRegistry::reject(const IpAddr& ip, int ifindex, TimePoint now) {
+    const HostRecord* rec = lookup(ip);
+    if (rec == nullptr || rec->ifindex != ifindex) return;
     erase(ip, now);
 }
 
-void HostRegistry::hostSeen(int ifindex, const IpAddr& ip, TimePoint now) {
+void HostRegistry::rejectAny(const IpAddr& ip, TimePoint now) {
+    erase(ip, now);
+}
+
+void HostRegistry::hostSeen(int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac,
+                            TimePoint now) {
     HostRecord* rec = lookup(ip);
     if (rec == nullptr || rec->ifindex != ifindex) return;
+    // The MAC is sticky: an answer from another MAC on the same port is not the host's.
+    if (rec->mac && mac && *rec->mac != *mac) return;
     confirm(*rec, now);
 }
 
@@ -227,12 +262,14 @@ void HostRegistry::adoptRoute(const netlink::HostRoute& route, TimePoint now) {
     HostRecord rec;
     rec.ip = route.dst;
     rec.ifindex = route.ifindex;
+    rec.firstIfindex = route.ifindex;
     rec.kernelIfindex = route.ifindex;
     rec.state = RouteState::Installed;
     rec.since = now;
     rec.lastSeen = now;
     rec.id = nextId_++;
     rec.seen = false;  // kept only if the neighbor snapshot still has this host
+    rec.adopted = true;
     hosts_.emplace(route.dst, rec);
     ++perPort_[route.ifindex];
     ++installed_;

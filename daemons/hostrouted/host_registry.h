@@ -43,7 +43,14 @@ struct HostRecord {
     int kernelIfindex = 0;  // where the kernel route points now, 0 = no route
     uint64_t id = 0;        // distinguishes a re-created record in the schedules
     bool seen = true;       // mark-and-sweep during snapshots
-    bool probed() const;    // local dynamic entries and ES-peer hosts are probed
+    // Moves (learned, unbound hosts): the port it was first learned on, the instants of its
+    // recent moves, and when it froze (too many moves: it stays on firstIfindex).
+    int firstIfindex = 0;
+    std::deque<TimePoint> moves;
+    std::optional<TimePoint> frozenSince;
+    TimePoint lastForeignClaim{};
+    bool adopted = false;  // a route from before a restart, not yet heard on its port
+    bool probed() const;   // local dynamic entries and ES-peer hosts are probed
 };
 
 class RegistryActions {
@@ -62,6 +69,24 @@ struct Limits {
     uint32_t burst = 4000;
 };
 
+// N moves within the window freeze a learned address on the port where it was first
+// learned (FRR's duplicate-address detection defaults: 5 moves in 180 s). It thaws after a
+// window without claims from another port, or when an operator clears it.
+struct MoveGuard {
+    uint32_t limit = 5;  // 0 = never freeze
+    std::chrono::seconds window{180};
+    bool operator==(const MoveGuard&) const = default;
+};
+
+// What became of a neighbor the policy accepted.
+enum class Claim {
+    Accepted,   // routed (or queued for the rate limiter) where it was heard
+    Duplicate,  // another port claims an address whose holder still answers: refused
+    Frozen,     // the address moved too often and is frozen on its first port: refused
+    OverCap,    // the new port is full, or the table is: refused
+};
+std::string_view claimName(Claim c);
+
 struct Liveness {
     std::chrono::milliseconds keepalive{3000};  // 0 = no probing, no expiry
     std::chrono::milliseconds holdtime{9000};
@@ -77,18 +102,34 @@ struct RegistryStats {
     uint64_t resyncs = 0;
     uint64_t moves = 0;
     uint64_t routeErrors = 0;
+    uint64_t duplicates = 0;  // claims refused because the holder is alive
+    uint64_t frozen = 0;      // freezes
+    uint64_t frozenRefused = 0;
 };
 
 class HostRegistry {
   public:
-    HostRegistry(RegistryActions& actions, Limits limits, Liveness liveness);
+    HostRegistry(RegistryActions& actions, Limits limits, Liveness liveness, MoveGuard moves = {});
 
     void setLimits(Limits limits) { limits_ = limits; }
     void setLiveness(Liveness liveness, TimePoint now);
+    void setMoveGuard(MoveGuard moves) { moves_ = moves; }
 
-    void accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now);
-    void reject(const IpAddr& ip, TimePoint now);
-    void hostSeen(int ifindex, const IpAddr& ip, TimePoint now);  // ARP/ND from the host
+    // A neighbor heard on neigh.ifindex. On the port that holds the address it refreshes
+    // the record; on another port it is a move only when the holder has stopped answering
+    // (or is not probed), and a move takes a token and a slot like a new host. A bound
+    // neighbor (heard where the plan binds its address) takes the address at once.
+    Claim accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now,
+                 bool bound = false);
+    // A rejected or deleted neighbor on `ifindex`: it withdraws the host only when that is
+    // the port holding it. Another port's events never touch it.
+    void reject(const IpAddr& ip, int ifindex, TimePoint now);
+    void rejectAny(const IpAddr& ip, TimePoint now);  // a decision about the host itself
+    // ARP/ND from the host: proof of life only on its port, and from its recorded MAC.
+    void hostSeen(int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac, TimePoint now);
+    // Thaws frozen addresses that saw no foreign claim for a window; returns them.
+    std::vector<IpAddr> thaw(TimePoint now);
+    bool unfreeze(const IpAddr& ip, TimePoint now);  // the operator's clear
     void portDown(int ifindex, TimePoint now);
     void adoptRoute(const netlink::HostRoute& route, TimePoint now);
     void routeFailed(const IpAddr& ip, int error);
@@ -119,6 +160,19 @@ class HostRegistry {
         bool operator>(const Event& o) const { return at > o.at; }
     };
 
+    // What a withdrawn address leaves behind for a move window (host_moves.cpp): a host
+    // that goes from one port and comes back on another is a move, not a new host, so a
+    // flap through deletes cannot dodge the freeze.
+    struct Departed {
+        int ifindex = 0, firstIfindex = 0;
+        std::deque<TimePoint> moves;
+        std::optional<TimePoint> frozenSince;
+        TimePoint lastForeignClaim{}, at{};
+    };
+    std::optional<Claim> arrive(HostRecord& fresh, TimePoint now);
+    void depart(const HostRecord& rec, TimePoint now);
+    bool freezeNow(std::deque<TimePoint>& moves, TimePoint now);
+
     HostRecord* lookup(const IpAddr& ip);
     void admit(HostRecord& rec, TimePoint now);
     void install(HostRecord& rec, TimePoint now);
@@ -131,13 +185,18 @@ class HostRegistry {
     void drainPending(TimePoint now);
     void setState(HostRecord& rec, RouteState state, TimePoint now);
     bool portFull(int ifindex) const;
+    bool holderAlive(const HostRecord& rec, TimePoint now) const;
+    Claim move(HostRecord& rec, const netlink::NeighborEntry& neigh, TimePoint now);
+    void changePort(HostRecord& rec, int ifindex);
     std::chrono::milliseconds probeOffset(const IpAddr& ip) const;
 
     RegistryActions& actions_;
     Limits limits_;
     Liveness liveness_;
+    MoveGuard moves_;
     std::unordered_map<IpAddr, HostRecord, IpAddrHash> hosts_;
     std::unordered_map<int, uint32_t> perPort_;
+    std::unordered_map<IpAddr, Departed, IpAddrHash> departed_;
     std::deque<std::pair<IpAddr, uint64_t>> pending_;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
     double tokens_;

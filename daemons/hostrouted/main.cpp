@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     return tr::service::serviceMain(
         {"hostrouted",
          "Turns live hosts on host-facing ports into /32 and /128 routes that FRR advertises.",
-         {"HOSTROUTED", "HOSTROUTED_INTERFACE"}},
+         {"HOSTROUTED", "HOSTROUTED_INTERFACE", "UPLINK_PIN", "HOSTROUTED_BINDING",
+          "HOSTROUTED_UNFREEZE"}},
         argc, argv, hooks);
 }

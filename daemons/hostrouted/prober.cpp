@@ -1,6 +1,7 @@
 #include "prober.h"
 
 #include <arpa/inet.h>
+
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -8,6 +9,7 @@
 #include <netinet/ip6.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cstring>
 #include <system_error>
@@ -26,10 +28,27 @@ int openPacketSocket(uint16_t ethertype) {
     return fd;
 }
 
+// The sockets listen on ETH_P_ALL, so they see a frame before tc ingress does: a claim the
+// kernel ARP/ND guard drops (arp_guard.h) still reaches hostrouted, which records it.
+// A socket bound to one ethertype would only see what tc let through.
+void attachArpFilter(int fd) {
+    sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_H | BPF_ABS, static_cast<uint32_t>(SKF_AD_OFF + SKF_AD_PROTOCOL)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_ARP, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, 0xffff),
+        BPF_STMT(BPF_RET | BPF_K, 0),
+    };
+    sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) != 0)
+        throw std::system_error(errno, std::generic_category(), "attach ARP filter");
+}
+
 void attachNdFilter(int fd) {
     // Kernel-side filter: keep only ICMPv6 NS (135) and NA (136) with no extension
     // headers, so routine IPv6 traffic never reaches user space.
     sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_H | BPF_ABS, static_cast<uint32_t>(SKF_AD_OFF + SKF_AD_PROTOCOL)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IPV6, 0, 6),
         BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 6),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kIcmp6, 0, 4),
         BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 40),
@@ -110,8 +129,10 @@ Prober::Prober(boost::asio::io_context& io, SeenHandler onSeen, std::function<vo
     : arp_(io), nd_(io), onSeen_(std::move(onSeen)), onBatchEnd_(std::move(onBatchEnd)) {}
 
 void Prober::start() {
-    arp_.assign(openPacketSocket(ETH_P_ARP));
-    int nd = openPacketSocket(ETH_P_IPV6);
+    int arp = openPacketSocket(ETH_P_ALL);
+    arp_.assign(arp);
+    attachArpFilter(arp);
+    int nd = openPacketSocket(ETH_P_ALL);
     nd_.assign(nd);
     attachNdFilter(nd);
     armArp();
@@ -149,6 +170,15 @@ bool Prober::probe(const ProbeTarget& t) {
     return true;
 }
 
+namespace {
+std::optional<MacAddr> frameSource(const sockaddr_ll& from) {
+    if (from.sll_halen != 6) return std::nullopt;
+    MacAddr mac{};
+    std::copy_n(from.sll_addr, 6, mac.begin());
+    return mac;
+}
+}  // namespace
+
 void Prober::armArp() {
     arp_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
                     [this](const boost::system::error_code& ec) {
@@ -179,7 +209,7 @@ void Prober::readArp() {
         if (from.sll_pkttype == PACKET_OUTGOING) continue;  // our own probes
         ++stats_.received;
         if (auto ip = arpSender(buf_.data(), static_cast<size_t>(n))) {
-            onSeen_(from.sll_ifindex, *ip);
+            onSeen_(from.sll_ifindex, *ip, frameSource(from));
         } else {
             ++stats_.malformed;
         }
@@ -195,7 +225,8 @@ void Prober::readNd() {
         if (n < 0) return;
         if (from.sll_pkttype == PACKET_OUTGOING) continue;
         ++stats_.received;
-        if (auto ip = ndSender(buf_.data(), static_cast<size_t>(n))) onSeen_(from.sll_ifindex, *ip);
+        if (auto ip = ndSender(buf_.data(), static_cast<size_t>(n)))
+            onSeen_(from.sll_ifindex, *ip, frameSource(from));
     }
 }
 

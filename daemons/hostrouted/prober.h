@@ -34,7 +34,9 @@ struct ProberStats {
 
 class Prober {
   public:
-    using SeenHandler = std::function<void(int ifindex, const IpAddr& ip)>;
+    // The frame's source MAC comes along: proof of life must come from the host's own MAC.
+    using SeenHandler =
+        std::function<void(int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac)>;
     // onBatchEnd runs once after each read burst, so the owner flushes once, not per packet.
     Prober(boost::asio::io_context& io, SeenHandler onSeen, std::function<void()> onBatchEnd);
     void start();  // throws std::system_error when packet sockets cannot be opened

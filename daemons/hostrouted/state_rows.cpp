@@ -28,7 +28,18 @@ redis::Fields hostRow(const HostRecord& rec, const std::string& ifname, TimePoin
         {"state", std::string(routeStateName(rec.state))},
         {"neigh_state", netlink::nudStateName(rec.nudState)},
         {"since", wallClock(rec.since, now, wallNow)},
+        {"moves", std::to_string(rec.moves.size())},
+        {"frozen_since", rec.frozenSince ? wallClock(*rec.frozenSince, now, wallNow) : ""},
     };
+}
+
+redis::Fields claimRow(const RefusedClaim& c, TimePoint now,
+                       std::chrono::system_clock::time_point wallNow) {
+    return {{"mac", c.mac ? formatMac(*c.mac) : ""},
+            {"reason", c.reason},
+            {"count", std::to_string(c.count)},
+            {"first", wallClock(c.first, now, wallNow)},
+            {"last", wallClock(c.last, now, wallNow)}};
 }
 
 redis::Fields statsRow(const StatsView& v, const std::string& updated) {
@@ -56,6 +67,13 @@ redis::Fields statsRow(const StatsView& v, const std::string& updated) {
                       {"resyncs", n(s.resyncs)},
                       {"probes", n(s.probes)},
                       {"moves", n(s.moves)},
+                      {"duplicates", n(s.duplicates)},
+                      {"frozen", n(s.frozen)},
+                      {"frozen_refused", n(s.frozenRefused)},
+                      {"claims_refused", n(v.claimsRefused)},
+                      {"claims", n(v.claims)},
+                      {"guard_applied", n(v.guardApplied)},
+                      {"guard_failed", n(v.guardFailed)},
                       {"route_errors", n(s.routeErrors)},
                       {"probe_send_errors", n(v.prober.sendErrors)},
                       {"probe_replies", n(v.prober.received)},

@@ -8,6 +8,7 @@
 #include "host_registry.h"
 #include "import_auditor.h"
 #include "prober.h"
+#include "refused_claims.h"
 #include "twinrail/netlink/monitor.h"
 #include "twinrail/redis/client.h"
 #include "uplink_pinner.h"
@@ -18,12 +19,16 @@ inline constexpr const char* kHostRouteTable = "HOST_ROUTE_TABLE";
 inline constexpr const char* kStatsTable = "HOST_ROUTE_STATS";
 // Hosts seen on a managed port outside its subnets: a NIC cabled to another rail's leaf.
 inline constexpr const char* kForeignTable = "HOST_FOREIGN_TABLE";
+// Claims refused (refused_claims.h): HOST_CLAIM_TABLE|<ip>|<port>.
+inline constexpr const char* kClaimTable = "HOST_CLAIM_TABLE";
 
 std::string wallClock(TimePoint steady, TimePoint steadyNow,
                       std::chrono::system_clock::time_point wallNow);
 
 redis::Fields hostRow(const HostRecord& rec, const std::string& ifname, TimePoint now,
                       std::chrono::system_clock::time_point wallNow);
+redis::Fields claimRow(const RefusedClaim& c, TimePoint now,
+                       std::chrono::system_clock::time_point wallNow);
 
 // What HOST_ROUTE_STATS|global shows, gathered by the daemon.
 struct StatsView {
@@ -39,6 +44,9 @@ struct StatsView {
     std::optional<netlink::RouteWatchStats> routeWatch;
     std::optional<EsSyncStats> esSync;  // with evpn_mh only
     size_t esPeerHosts = 0;
+    uint64_t claimsRefused = 0;                  // every refused claim, counted
+    size_t claims = 0;                           // (address, port) pairs in HOST_CLAIM_TABLE
+    uint64_t guardApplied = 0, guardFailed = 0;  // kernel ARP/ND guard updates
 };
 redis::Fields statsRow(const StatsView& v, const std::string& updated);
 

@@ -1,12 +1,72 @@
 #include "config.h"
 
+#include <cstring>
 #include <set>
+#include <string_view>
+
+#include "twinrail/common/names.h"
 
 namespace twinrail::pathqd {
 namespace {
 
 using nlohmann::json;
 using service::FieldReader;
+
+// Linear matching per datagram stays cheap, and a list this long is a mistake anyway.
+constexpr size_t kMaxIntSources = 64;
+
+bool isV4Mapped(const IpAddr& a) {
+    static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    return a.isV6() && std::memcmp(a.data(), kMapped, sizeof kMapped) == 0;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    return s;
+}
+
+// A name read from the config: refused unless it fits the shared grammar, so it can never
+// carry a newline or a '!' into a vtysh line, nor a '/' or ".." into a path.
+void checkName(FieldReader& r, const std::string& field, const std::string& value,
+               names::Kind kind) {
+    if (auto why = names::check(value, kind)) {
+        r.fail(field, "\"" + value + "\" is not a valid " + std::string(names::kindName(kind)) +
+                          ": " + *why);
+    }
+}
+
+// "10.0.0.0/24, 2001:db8::7" -> prefixes; empty: the default (this host only).
+void intSources(FieldReader& r, std::vector<IpPrefix>& out) {
+    auto text = r.text("int_sources");
+    if (!text || trim(*text).empty()) return;
+    std::vector<IpPrefix> list;
+    std::string_view rest = *text;
+    while (!r.error) {
+        auto comma = rest.find(',');
+        auto item = trim(rest.substr(0, comma));
+        auto prefix = IpPrefix::parse(item);
+        if (item.empty()) {
+            r.fail("int_sources", "has an empty entry");
+        } else if (!prefix) {
+            r.fail("int_sources", "\"" + std::string(item) + "\" is not an address or prefix");
+        } else if (isV4Mapped(prefix->addr)) {
+            // IPv4 senders are matched as IPv4 (a mapped source is unmapped first), so a
+            // mapped entry would never match: say so rather than refuse them silently.
+            r.fail("int_sources", "\"" + std::string(item) + "\" is IPv4-mapped: write it as IPv4");
+        } else if (prefix->length == 0) {
+            r.fail("int_sources",
+                   "\"" + std::string(item) + "\" accepts every source: list the INT senders");
+        } else if (list.size() >= kMaxIntSources) {
+            r.fail("int_sources", "more than " + std::to_string(kMaxIntSources) + " entries");
+        } else {
+            list.push_back(*prefix);
+        }
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+    if (!r.error) out = std::move(list);
+}
 
 void millis(FieldReader& r, const std::string& field, std::chrono::milliseconds& out, long long lo,
             long long hi) {
@@ -44,6 +104,8 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "int_latency_unit_ns",
                      "int_queue_unit_bytes",
                      "int_util_scale",
+                     "int_sources",
+                     "int_interface",
                      "weights_interval_ms",
                      "weight_audit_interval",
                      "weight_audit_repair",
@@ -89,6 +151,11 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.number("int_latency_unit_ns", cfg.intLatencyUnitNs, 1e-3, 1e9);
     r.number("int_queue_unit_bytes", cfg.intQueueUnitBytes, 1e-3, 1e6);
     r.number("int_util_scale", cfg.intUtilScale, 1, 1e9);
+    intSources(r, cfg.intSources);
+    if (auto iface = r.text("int_interface"); iface && !iface->empty()) {
+        checkName(r, "int_interface", *iface, names::Kind::Interface);
+        cfg.intInterface = *iface;
+    }
     millis(r, "weights_interval_ms", cfg.weightsInterval, 100, 3600000);
     long long audit = cfg.weightAuditInterval.count();
     r.integer("weight_audit_interval", audit, 0, 86400);
@@ -104,14 +171,16 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
 
 std::optional<ConfigError> parsePort(const std::string& name, const json& row, PortConfig& port) {
     const std::string where = "PATHQD_PORT|" + name;
+    // The key becomes a vtysh neighbor and route-map name: checked before anything else.
+    if (auto why = names::check(name, names::Kind::Interface)) {
+        return ConfigError{where,
+                           "port name \"" + name + "\" is not a valid interface name: " + *why};
+    }
     if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
-    if (name.empty() || name.size() >= 16 || name.find_first_of(" /") != std::string::npos)
-        return ConfigError{where, "\"" + name + "\" is not a valid interface name"};
     FieldReader r{row, where, std::nullopt};
     r.rejectUnknown({"role", "capacity_mbps", "int_port_id", "neighbor"});
     port.neighbor = r.text("neighbor").value_or("");
-    if (port.neighbor.size() > 64 || port.neighbor.find_first_of(" |") != std::string::npos)
-        r.fail("neighbor", "\"" + port.neighbor + "\" is not a switch name");
+    if (!port.neighbor.empty()) checkName(r, "neighbor", port.neighbor, names::Kind::Node);
     auto role = r.text("role");
     if (!role) {
         r.fail("role", "missing (uplink or downlink)");
@@ -131,33 +200,7 @@ std::optional<ConfigError> parsePort(const std::string& name, const json& row, P
     return r.error;
 }
 
-}  // namespace
-
-const char* roleName(Role r) {
-    return r == Role::Uplink ? "uplink" : "downlink";
-}
-
-bool Config::operator==(const Config& o) const {
-    const auto& a = model;
-    const auto& b = o.model;
-    bool sameModel =
-        a.referenceBps == b.referenceBps && a.levels == b.levels && a.maxPenalty == b.maxPenalty &&
-        a.utilKnee == b.utilKnee && a.queueRefSeconds == b.queueRefSeconds &&
-        a.latencyRefSeconds == b.latencyRefSeconds && a.dropRefRatio == b.dropRefRatio &&
-        a.smoothing == b.smoothing && a.hysteresis == b.hysteresis &&
-        a.confirmSamples == b.confirmSamples && a.minHold == b.minHold &&
-        a.raiseHold == b.raiseHold && a.fastDrop == b.fastDrop;
-    return sameModel && sampleInterval == o.sampleInterval && source == o.source &&
-           publish == o.publish && ipv4 == o.ipv4 && ipv6 == o.ipv6 && probePort == o.probePort &&
-           peerReportTimeout == o.peerReportTimeout && intPort == o.intPort &&
-           intNodeId == o.intNodeId && intLatencyUnitNs == o.intLatencyUnitNs &&
-           intQueueUnitBytes == o.intQueueUnitBytes && intUtilScale == o.intUtilScale &&
-           weightsInterval == o.weightsInterval && weightAuditInterval == o.weightAuditInterval &&
-           weightAuditRepair == o.weightAuditRepair && bgpPeersInterval == o.bgpPeersInterval &&
-           ports == o.ports;
-}
-
-std::variant<Config, ConfigError> parseConfig(const nlohmann::json& doc) {
+std::variant<Config, ConfigError> parseTables(const nlohmann::json& doc) {
     Config cfg;
     if (!doc.is_object()) return ConfigError{"config", "must be a JSON object of tables"};
     if (auto t = doc.find("PATHQD"); t != doc.end()) {
@@ -183,6 +226,48 @@ std::variant<Config, ConfigError> parseConfig(const nlohmann::json& doc) {
         }
     }
     return cfg;
+}
+
+}  // namespace
+
+std::vector<IpPrefix> defaultIntSources() {
+    return {*IpPrefix::parse("127.0.0.0/8"), *IpPrefix::parse("::1/128")};
+}
+
+const char* roleName(Role r) {
+    return r == Role::Uplink ? "uplink" : "downlink";
+}
+
+bool Config::operator==(const Config& o) const {
+    const auto& a = model;
+    const auto& b = o.model;
+    bool sameModel =
+        a.referenceBps == b.referenceBps && a.levels == b.levels && a.maxPenalty == b.maxPenalty &&
+        a.utilKnee == b.utilKnee && a.queueRefSeconds == b.queueRefSeconds &&
+        a.latencyRefSeconds == b.latencyRefSeconds && a.dropRefRatio == b.dropRefRatio &&
+        a.smoothing == b.smoothing && a.hysteresis == b.hysteresis &&
+        a.confirmSamples == b.confirmSamples && a.minHold == b.minHold &&
+        a.raiseHold == b.raiseHold && a.fastDrop == b.fastDrop;
+    return sameModel && sampleInterval == o.sampleInterval && source == o.source &&
+           publish == o.publish && ipv4 == o.ipv4 && ipv6 == o.ipv6 && probePort == o.probePort &&
+           peerReportTimeout == o.peerReportTimeout && intPort == o.intPort &&
+           intNodeId == o.intNodeId && intLatencyUnitNs == o.intLatencyUnitNs &&
+           intQueueUnitBytes == o.intQueueUnitBytes && intUtilScale == o.intUtilScale &&
+           intSources == o.intSources && intInterface == o.intInterface &&
+           weightsInterval == o.weightsInterval && weightAuditInterval == o.weightAuditInterval &&
+           weightAuditRepair == o.weightAuditRepair && bgpPeersInterval == o.bgpPeersInterval &&
+           ports == o.ports;
+}
+
+std::variant<Config, ConfigError> parseConfig(const nlohmann::json& doc) {
+    auto parsed = parseTables(doc);
+    // Errors quote keys and values as they were read; shown with their control characters
+    // and non-ASCII bytes escaped, so a key cannot forge or break the log line naming it.
+    if (auto* err = std::get_if<ConfigError>(&parsed)) {
+        err->where = names::printable(err->where, 256);
+        err->what = names::printable(err->what, 512);
+    }
+    return parsed;
 }
 
 }  // namespace twinrail::pathqd

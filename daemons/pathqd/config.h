@@ -3,6 +3,8 @@
 //   PATHQD|global          daemon-wide settings (all optional)
 //   PATHQD_PORT|<port>     fabric ports: role uplink (leaf -> spine) or downlink
 //                          (spine -> leaf), optional capacity and INT port id
+// Every name that later reaches vtysh, the kernel or a log line (port keys, the INT
+// interface, neighbors) is checked with twinrail::names where it enters.
 #pragma once
 
 #include <chrono>
@@ -12,6 +14,9 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
+
+#include "twinrail/common/ip.h"
 
 #include "twinrail/quality/quality.h"
 #include "twinrail/service/config_fields.h"
@@ -35,6 +40,11 @@ struct PortConfig {
 
 enum class CounterKind { Linux, Sonic };
 
+// Who may send INT reports when `int_sources` is not set: this host only. The kernel
+// drops packets from the wire that claim a loopback source (martians), so these cannot
+// be forged from another switch; an INT sink elsewhere must be listed.
+std::vector<IpPrefix> defaultIntSources();
+
 struct Config {
     std::chrono::milliseconds sampleInterval{100};
     quality::Params model;
@@ -48,6 +58,11 @@ struct Config {
     double intLatencyUnitNs = 1;        // hop latency unit
     double intQueueUnitBytes = 1;       // queue occupancy unit (cell size)
     double intUtilScale = 1000;         // egress tx util: value / scale = fraction
+    // INT datagrams are accepted only from these sources (the address each datagram was
+    // received from, checked before it is parsed): an unlisted sender could otherwise move
+    // a link's weight or hide real congestion.
+    std::vector<IpPrefix> intSources = defaultIntSources();
+    std::string intInterface;  // non-empty: INT accepted only when received on this port
     std::chrono::milliseconds weightsInterval{1000};
     // Kernel multipath weights against BGP's link bandwidths (weight_audit.h); 0 = off.
     std::chrono::seconds weightAuditInterval{30};

@@ -68,7 +68,8 @@ void Daemon::start() {
         prober_->start();
     }
     if (cfg_.intPort != 0) {
-        int_ = std::make_unique<IntCollector>(io_, cfg_.intPort, intMapping());
+        int_ = std::make_unique<IntCollector>(io_, cfg_.intPort, intMapping(),
+                                              IntTrust{cfg_.intSources, cfg_.intInterface});
         int_->start();
     }
     if (options_.useFrr && cfg_.publish)
@@ -152,7 +153,10 @@ void Daemon::applyConfig(const Config& next) {
         weightAuditor_->setInterval(cfg_.weightAuditInterval);
         weightAuditor_->setRepair(cfg_.weightAuditRepair);
     }
-    if (int_) int_->setMapping(intMapping());
+    if (int_) {
+        int_->setMapping(intMapping());
+        int_->setTrust(IntTrust{cfg_.intSources, cfg_.intInterface});
+    }
     if (cfg_.publish && options_.useFrr && !publisher_)
         publisher_ = std::make_unique<FrrPublisher>(io_, options_.vtysh);
     log::notice("config applied: ", links_.size(), " ports");
@@ -410,6 +414,8 @@ void Daemon::publishStats() {
          std::to_string(f.linesSent),
          "publish_errors",
          std::to_string(f.errors),
+         "publish_refused_lines",
+         std::to_string(f.refusedLines),
          "last_publish_ms",
          formatDouble(f.lastBatchMs, 1),
          "frr_state",
@@ -432,6 +438,10 @@ void Daemon::publishStats() {
          std::to_string(i.hops),
          "int_unmapped",
          std::to_string(i.unmapped),
+         "int_refused",
+         std::to_string(i.refused),
+         "int_refused_interface",
+         std::to_string(i.refusedInterface),
          "config_rejected",
          std::to_string(stats_.configRejected),
          "frr_restarts",

@@ -176,6 +176,38 @@ PolicyDiff diffPolicy(const frr::RunningConfig& running, const PolicyInput& in) 
     return diff;
 }
 
+bool hasControlChar(std::string_view text) {
+    return std::any_of(text.begin(), text.end(), [](char c) {
+        auto byte = static_cast<unsigned char>(c);
+        return byte < 0x20 || byte == 0x7f;
+    });
+}
+
+std::vector<std::string> dropUnsafeLines(PolicyDiff& diff) {
+    std::vector<std::string> dropped;
+    auto unsafe = [&dropped](const ConfigLine& l) {
+        bool bad = hasControlChar(l.line) ||
+                   std::any_of(l.context.begin(), l.context.end(),
+                               [](const std::string& c) { return hasControlChar(c); });
+        if (bad) dropped.push_back(l.describe());
+        return bad;
+    };
+    std::erase_if(diff.add, unsafe);
+    std::erase_if(diff.remove, unsafe);
+    std::erase_if(diff.refresh, [&dropped](const std::pair<std::string, Refresh>& r) {
+        bool bad = hasControlChar(r.first);
+        if (bad) dropped.push_back("clear bgp ... " + r.first);
+        return bad;
+    });
+    return dropped;
+}
+
+const std::string* unsafeVtyshArg(const std::vector<std::string>& args) {
+    auto it = std::find_if(args.begin(), args.end(),
+                           [](const std::string& a) { return hasControlChar(a); });
+    return it == args.end() ? nullptr : &*it;
+}
+
 std::vector<std::string> policyVtyshArgs(const frr::RunningConfig& running, const PolicyDiff& diff,
                                          const PolicyInput& in) {
     auto args = frr::vtyshBatchArgs(running, diff.remove);

@@ -27,6 +27,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "twinrail/frr/running_config.h"
@@ -88,6 +89,16 @@ struct PolicyDiff {
 };
 
 PolicyDiff diffPolicy(const frr::RunningConfig& running, const PolicyInput& in);
+
+// The last line of defence before vtysh, behind the name checks of the config reader:
+// vtysh runs each line of a -c argument as a command of its own, so a line (or context,
+// or refreshed port) holding a control character is taken out of the diff, never sent.
+// Returns what was taken out, for the log.
+bool hasControlChar(std::string_view text);
+std::vector<std::string> dropUnsafeLines(PolicyDiff& diff);
+// The first argument with a control character, or nullptr: checked on the whole argument
+// vector just before it runs (the BGP header comes from FRR's own running config).
+const std::string* unsafeVtyshArg(const std::vector<std::string>& args);
 
 // vtysh arguments for a diff: one invocation with the configuration, then the soft
 // refreshes ("clear bgp ipv4 unicast swp1 soft in").

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "twinrail/common/log.h"
+#include "twinrail/common/names.h"
 
 namespace twinrail::pathqd {
 namespace {
@@ -83,6 +84,15 @@ void FrrPublisher::kick() {
         }
     }
     conflicts_ = diff.conflicts;
+    auto refused = dropUnsafeLines(diff);
+    stats_.refusedLines += refused.size();
+    if (refused != lastRefused_) {
+        for (const auto& line : refused) {
+            log::error("FRR: not sending a line with a control character: ",
+                       names::printable(line, 200));
+        }
+        lastRefused_ = refused;
+    }
     if (diff.add.empty() && diff.remove.empty()) {
         state_ = conflicts_.empty() ? "ok" : "conflict";
         return;
@@ -106,6 +116,14 @@ void FrrPublisher::kick() {
     // Only bgpd uses these route-maps and lists: sending them to zebra and staticd too
     // doubled the time of every call.
     args.insert(args.begin(), {"-d", "bgpd"});
+    if (const std::string* bad = unsafeVtyshArg(args)) {
+        // Sending the same batch again would fail the same way: wait for the next change.
+        ++stats_.errors;
+        state_ = "error";
+        log::error("FRR: not running vtysh: an argument holds a control character: ",
+                   names::printable(*bad, 200));
+        return;
+    }
     size_t lines = diff.add.size() + diff.remove.size();
     auto started = std::chrono::steady_clock::now();
     inFlight_ = true;

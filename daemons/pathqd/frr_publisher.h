@@ -20,6 +20,7 @@ struct PublisherStats {
     uint64_t batches = 0;  // vtysh calls that changed configuration
     uint64_t linesSent = 0;
     uint64_t errors = 0;
+    uint64_t refusedLines = 0;  // held back: a control character (dropUnsafeLines)
     double lastBatchMs = 0;
 };
 
@@ -44,6 +45,7 @@ class FrrPublisher {
     std::string state_ = "starting";
     std::map<std::string, std::string> conflicts_;
     std::set<std::pair<std::string, Refresh>> pendingRefresh_;  // from chunks sent so far
+    std::vector<std::string> lastRefused_;                      // logged once, not at every diff
     PublisherStats stats_;
 };
 

@@ -1,5 +1,6 @@
 #include "int_collector.h"
 
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,9 +14,38 @@
 #include "twinrail/telemetry/int_report.h"
 
 namespace twinrail::pathqd {
+namespace {
 
-IntCollector::IntCollector(boost::asio::io_context& io, uint16_t port, IntMapping mapping)
-    : port_(port), mapping_(std::move(mapping)) {
+constexpr auto kRefusalLogPeriod = std::chrono::seconds(10);
+// An interface that is deleted and created again gets a new ifindex: look the name up
+// again when a datagram comes from another one, but not for every datagram of a flood.
+constexpr auto kResolvePeriod = std::chrono::seconds(1);
+
+const char* refusalReason(IntVerdict v) {
+    return v == IntVerdict::RefusedInterface ? "received on another interface"
+                                             : "source not in int_sources";
+}
+
+}  // namespace
+
+IpAddr unmapV4(const IpAddr& source) {
+    static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (source.isV6() && std::memcmp(source.data(), kMapped, sizeof kMapped) == 0)
+        return IpAddr::v4(source.data() + sizeof kMapped);
+    return source;
+}
+
+bool intSourceAllowed(const std::vector<IpPrefix>& sources, const IpAddr& source) {
+    IpAddr sender = unmapV4(source);
+    if (sender.family() == 0) return false;  // no address: nothing to trust
+    for (const auto& p : sources)
+        if (p.contains(sender)) return true;  // contains() compares families first
+    return false;
+}
+
+IntCollector::IntCollector(boost::asio::io_context& io, uint16_t port, IntMapping mapping,
+                           IntTrust trust)
+    : port_(port), mapping_(std::move(mapping)), trust_(std::move(trust)) {
     fd_ = ::socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw std::runtime_error(std::string("INT socket: ") + std::strerror(errno));
     descriptor_ = std::make_unique<boost::asio::posix::stream_descriptor>(io, fd_);
@@ -27,8 +57,15 @@ IntCollector::~IntCollector() {
 }
 
 void IntCollector::start() {
-    int zero = 0;
+    int zero = 0, one = 1;
     setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);  // IPv4 reports too
+    // The arrival interface of each datagram, IPv4 ones included (the kernel fills
+    // IPV6_PKTINFO for them on a dual-stack socket), for int_interface.
+    if (setsockopt(fd_, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one) < 0 &&
+        !trust_.interface.empty()) {
+        throw std::runtime_error(std::string("INT collector: IPV6_RECVPKTINFO: ") +
+                                 std::strerror(errno));
+    }
     sockaddr_in6 addr{};
     addr.sin6_family = AF_INET6;
     addr.sin6_port = htons(port_);
@@ -37,7 +74,54 @@ void IntCollector::start() {
         throw std::runtime_error("INT collector: cannot bind UDP port " + std::to_string(port_) +
                                  ": " + std::strerror(errno));
     }
+    std::string from;
+    for (const auto& p : trust_.sources) from += (from.empty() ? "" : ",") + p.str();
+    log::notice("INT collector on UDP port ", boundPort(), ": reports from ",
+                from.empty() ? "nobody" : from,
+                trust_.interface.empty() ? "" : " received on " + trust_.interface, " only");
     armRead();
+}
+
+uint16_t IntCollector::boundPort() const {
+    sockaddr_in6 addr{};
+    socklen_t len = sizeof addr;
+    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) < 0) return 0;
+    return ntohs(addr.sin6_port);
+}
+
+void IntCollector::setTrust(IntTrust trust) {
+    trust_ = std::move(trust);
+    trustIfindex_ = 0;
+    trustResolvedAt_ = {};
+}
+
+IntVerdict IntCollector::admit(const IpAddr& source, int ifindex) {
+    IntVerdict verdict = IntVerdict::Accept;
+    auto now = std::chrono::steady_clock::now();
+    if (!intSourceAllowed(trust_.sources, source)) {
+        verdict = IntVerdict::RefusedSource;
+    } else if (!trust_.interface.empty()) {
+        if (ifindex != trustIfindex_ && now - trustResolvedAt_ >= kResolvePeriod) {
+            trustResolvedAt_ = now;
+            trustIfindex_ = static_cast<int>(::if_nametoindex(trust_.interface.c_str()));
+        }
+        // 0 on either side (no ancillary data, no such interface) never matches.
+        if (ifindex == 0 || ifindex != trustIfindex_) verdict = IntVerdict::RefusedInterface;
+    }
+    if (verdict == IntVerdict::Accept) return verdict;
+    ++stats_.refused;
+    if (verdict == IntVerdict::RefusedInterface) ++stats_.refusedInterface;
+    if (now - lastRefusalLog_ >= kRefusalLogPeriod) {
+        lastRefusalLog_ = now;
+        log::warning("INT: refused a datagram from ", unmapV4(source).str(), " (ifindex ", ifindex,
+                     ", ", refusalReason(verdict), "; ", stats_.refused, " refused so far)");
+    }
+    return verdict;
+}
+
+void IntCollector::handleFrom(const IpAddr& source, int ifindex,
+                              std::span<const uint8_t> datagram) {
+    if (admit(source, ifindex) == IntVerdict::Accept) handle(datagram);
 }
 
 const IntObservation* IntCollector::latest(const std::string& port) const {
@@ -58,8 +142,32 @@ void IntCollector::receive() {
     // One byte more than the largest report we accept, so MSG_TRUNC shows oversize.
     std::array<uint8_t, telemetry::kMaxReportBytes + 1> buf{};
     for (int i = 0; i < 256; ++i) {
-        ssize_t n = ::recv(fd_, buf.data(), buf.size(), MSG_TRUNC);
+        sockaddr_in6 from{};
+        std::array<char, CMSG_SPACE(sizeof(in6_pktinfo))> control{};
+        iovec iov{buf.data(), buf.size()};
+        msghdr msg{};
+        msg.msg_name = &from;
+        msg.msg_namelen = sizeof from;
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.data();
+        msg.msg_controllen = control.size();
+        ssize_t n = ::recvmsg(fd_, &msg, MSG_TRUNC);
         if (n < 0) return;
+        int ifindex = 0;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+            if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+                in6_pktinfo info{};
+                std::memcpy(&info, CMSG_DATA(c), sizeof info);
+                ifindex = static_cast<int>(info.ipi6_ifindex);
+            }
+        }
+        // The sender as the kernel received it (IPv4 ones as ::ffff:a.b.c.d); anything
+        // else (no address) is refused by admit().
+        IpAddr source = msg.msg_namelen >= sizeof from && from.sin6_family == AF_INET6
+                            ? IpAddr::v6(from.sin6_addr.s6_addr)
+                            : IpAddr{};
+        if (admit(source, ifindex) != IntVerdict::Accept) continue;  // before any parsing
         size_t len = static_cast<size_t>(n);
         if (len > buf.size()) {  // truncated by the kernel: the parser sees the full size
             ++stats_.packets;

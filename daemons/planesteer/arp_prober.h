@@ -1,6 +1,7 @@
 // Sends an ARP request for a peer out one given port of a bond, bypassing the bond, and
 // hears who answers on which port. A classic BPF filter in the kernel keeps everything
-// but ARP replies out of user space, so a port carrying 200G costs nothing here.
+// but ARP replies out of user space, so a port carrying 200G costs nothing here. A reply
+// counts only when it answers a request of ours on that port (probe_match.h).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "packet_port.h"
+#include "probe_match.h"
 #include "twinrail/common/ip.h"
 
 namespace twinrail::planesteer {
@@ -25,7 +27,13 @@ class ArpProber {
     void start();  // throws std::system_error when a socket cannot be opened
     // `ourMac`/`ourIp`: the bond's; returns false when the kernel refused to send.
     bool probe(size_t port, const MacAddr& ourMac, const IpAddr& ourIp, const IpAddr& peer);
+    void setLimits(std::chrono::milliseconds window, size_t capacity) {
+        matcher_.setLimits(window, capacity);
+    }
+    void expire() { matcher_.expire(Clock::now()); }
+    void portDown(size_t port) { matcher_.portDown(port); }  // its next leaf may differ
     const ProberCounters& counters() const { return counters_; }
+    const MatchCounters& matchCounters() const { return matcher_.counters(); }
 
   private:
     void heard(size_t port, const uint8_t* data, size_t len, int pkttype);
@@ -33,6 +41,7 @@ class ArpProber {
     std::vector<std::unique_ptr<PacketPort>> ports_;
     Answer onAnswer_;
     ProberCounters counters_;
+    ArpMatcher matcher_;
     IpAddr ourIp_;
 };
 

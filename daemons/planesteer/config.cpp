@@ -2,26 +2,37 @@
 
 #include <sstream>
 
+#include "twinrail/common/names.h"
+
 namespace twinrail::planesteer {
+namespace {
+// 256 buckets of 4095 pins each (pin_table.h); more peers than that would not fit anyway.
+constexpr long long kMaxPeerCap = 1'000'000;
+}  // namespace
 
 std::variant<Config, service::ConfigError> parseConfig(const nlohmann::json& doc) {
     Config c;
     if (!doc.is_object()) return service::ConfigError{"config", "must be a JSON object of tables"};
     if (auto t = doc.find("PLANESTEER"); t != doc.end()) {
         for (auto it = t->begin(); it != t->end(); ++it) {
-            std::string where = "PLANESTEER|" + it.key();
+            std::string where = "PLANESTEER|" + names::printable(it.key());
             if (it.key() != "global")
                 return service::ConfigError{where, "unknown key (only \"global\")"};
             service::FieldReader r{it.value(), where, std::nullopt};
             if (!it.value().is_object())
                 return service::ConfigError{where, "must be an object of fields"};
-            r.rejectUnknown(
-                {"interval_ms", "misses", "max_peers", "remote_idle_s", "sample_one_in"});
+            r.rejectUnknown({"interval_ms", "misses", "max_peers", "max_onlink_peers",
+                             "max_remote_peers", "remote_idle_s", "sample_one_in"});
             long long ms = c.steer.interval.count();
             r.integer("interval_ms", ms, 20, 10000);
             c.steer.interval = std::chrono::milliseconds(ms);
             r.integer("misses", c.steer.misses, 1, 100);
-            r.integer("max_peers", c.maxPeers, 1, 1'000'000);
+            // max_peers, from before the two budgets, caps each kind unless told apart.
+            size_t legacyMax = 0;
+            r.integer("max_peers", legacyMax, 1, kMaxPeerCap);
+            if (legacyMax != 0) c.maxOnlinkPeers = c.maxRemotePeers = legacyMax;
+            r.integer("max_onlink_peers", c.maxOnlinkPeers, 1, kMaxPeerCap);
+            r.integer("max_remote_peers", c.maxRemotePeers, 1, kMaxPeerCap);
             long long idle = c.remoteIdle.count();
             r.integer("remote_idle_s", idle, 1, 3600);
             c.remoteIdle = std::chrono::seconds(idle);
@@ -38,7 +49,10 @@ std::variant<Config, service::ConfigError> parseConfig(const nlohmann::json& doc
     if (t == doc.end() || !t->is_object() || t->empty())
         return service::ConfigError{"PLANESTEER_BOND", "no bond to steer"};
     for (auto it = t->begin(); it != t->end(); ++it) {
-        std::string where = "PLANESTEER_BOND|" + it.key();
+        std::string where = "PLANESTEER_BOND|" + names::printable(it.key());
+        // The bond and its ports are kernel names that reach tc and packet sockets.
+        if (auto why = names::check(it.key(), names::Kind::Interface))
+            return service::ConfigError{where, "interface name " + *why};
         if (!it.value().is_object() || !it.value().contains("ports") ||
             !it.value()["ports"].is_string())
             return service::ConfigError{where + " field ports", "missing: \"port1,port2\""};
@@ -48,9 +62,16 @@ std::variant<Config, service::ConfigError> parseConfig(const nlohmann::json& doc
             if (!p.empty()) bond.ports.push_back(p);
         if (bond.ports.size() != 2)
             return service::ConfigError{where + " field ports", "needs exactly two ports"};
+        for (const auto& p : bond.ports) {
+            if (auto why = names::check(p, names::Kind::Interface)) {
+                return service::ConfigError{
+                    where + " field ports",
+                    "interface name \"" + names::printable(p) + "\" " + *why};
+            }
+        }
         for (auto f = it.value().begin(); f != it.value().end(); ++f) {
             if (f.key() != "ports" && f.key() != "gateway" && f.key() != "fabric") {
-                return service::ConfigError{where + " field " + f.key(),
+                return service::ConfigError{where + " field " + names::printable(f.key()),
                                             "unknown (ports, gateway, fabric)"};
             }
             if (f.key() != "ports" && !f.value().is_string())

@@ -1,7 +1,11 @@
 // planesteer's configuration, in the config_db.json shape the other daemons read (a
 // server has no CONFIG_DB: it comes from a file the planner writes):
-//   PLANESTEER|global       interval_ms (200), misses (3), max_peers (4096),
-//                           remote_idle_s (30), sample_one_in (64, a power of two)
+//   PLANESTEER|global       interval_ms (200), misses (3), max_onlink_peers (1024),
+//                           max_remote_peers (3072), remote_idle_s (30),
+//                           sample_one_in (64, a power of two); max_peers (older
+//                           configs) is the default of both peer caps
+//   Each bond keeps its on-link and its remote peers in budgets of their own
+//   (peer_budget.h): a flood of one kind cannot push out the other.
 //   PLANESTEER_BOND|<bond>  ports: "<port1>,<port2>" (the bond's two ports);
 //                           gateway, fabric (both or neither): the rail gateway and the
 //                           fabric's aggregate, to steer peers on other rails too
@@ -28,7 +32,8 @@ struct BondConfig {
 
 struct Config {
     SteerParams steer;
-    size_t maxPeers = 4096;
+    size_t maxOnlinkPeers = 1024;         // the bond's neighbors (its rail's subnet)
+    size_t maxRemotePeers = 3072;         // peers on other rails, sampled from traffic
     std::chrono::seconds remoteIdle{30};  // a peer on another rail not seen for this long goes
     uint32_t sampleOneIn = 64;            // outgoing packets sampled to learn those peers
     std::map<std::string, BondConfig> bonds;

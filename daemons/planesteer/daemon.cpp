@@ -12,17 +12,26 @@ bool liveNeighbor(const netlink::NeighborEntry& n) {
     return (n.state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)) != 0;
 }
 
+constexpr auto kCountersEvery = std::chrono::seconds(60);
+
+// A reply may come up to `misses` intervals late and still count: a busy host reads its
+// sockets late, and the policy gives a plane that long anyway.
+std::chrono::milliseconds answerWindow(const SteerParams& s) {
+    return s.interval * s.misses;
+}
+
 }  // namespace
 
 Daemon::Daemon(boost::asio::io_context& io, Config config)
     : io_(io), cfg_(std::move(config)), monitor_(io, *this), probeTimer_(io) {
     for (const auto& [name, bond] : cfg_.bonds)
-        bonds_.push_back(std::make_unique<Bond>(name, bond, cfg_.steer));
+        bonds_.push_back(std::make_unique<Bond>(name, bond, cfg_));
 }
 
 void Daemon::start() {
+    NonceKey key = randomNonceKey();
     for (auto& b : bonds_) {
-        b->pins = std::make_unique<TcPins>(io_, b->name);
+        b->pins = std::make_unique<TcPins>(io_, b->name, b->ports);
         b->pins->clearLeftovers();
         Bond* bond = b.get();
         b->prober = std::make_unique<ArpProber>(
@@ -31,15 +40,18 @@ void Daemon::start() {
                 bond->policy.answered(peer, port, Clock::now());
             });
         b->prober->start();
-        if (!b->cfg.gateway) continue;
-        b->echo = std::make_unique<EchoProber>(
-            io_, b->ports, cfg_.sampleOneIn,
-            [bond](size_t port, const IpAddr& peer) {
-                bond->policy.answered(peer, port, Clock::now());
-            },
-            [this, bond](const IpAddr& dst) { sampled(*bond, dst); });
-        b->echo->start();
+        if (b->cfg.gateway) {
+            b->echo = std::make_unique<EchoProber>(
+                io_, b->ports, cfg_.sampleOneIn, key,
+                [bond](size_t port, const IpAddr& peer) {
+                    bond->policy.answered(peer, port, Clock::now());
+                },
+                [this, bond](const IpAddr& dst) { sampled(*bond, dst); });
+            b->echo->start();
+        }
+        setLimits(*b);
     }
+    lastCounters_ = Clock::now();
     monitor_.start();
     armProbe();
     log::notice("steering ", bonds_.size(), " bond(s): a probe per peer and port every ",
@@ -61,8 +73,23 @@ void Daemon::applyConfig(const Config& next) {
         return;
     }
     cfg_ = next;
-    for (auto& b : bonds_) b->policy.setParams(cfg_.steer);
+    for (auto& b : bonds_) {
+        b->policy.setParams(cfg_.steer);
+        for (const auto& peer : b->onlink.setCapacity(cfg_.maxOnlinkPeers)) forget(*b, peer);
+        for (const auto& peer : b->remote.setCapacity(cfg_.maxRemotePeers)) forget(*b, peer);
+        setLimits(*b);
+        if (b->pins) b->pins->poke();
+    }
     log::notice("config applied");
+}
+
+// Outstanding requests: each peer, each port, each round of a window (and one more).
+void Daemon::setLimits(Bond& b) {
+    auto window = answerWindow(cfg_.steer);
+    size_t rounds = static_cast<size_t>(cfg_.steer.misses) + 1;
+    size_t perRound = (cfg_.maxOnlinkPeers + cfg_.maxRemotePeers) * b.ports.size();
+    if (b.prober) b.prober->setLimits(window, (cfg_.maxOnlinkPeers + 1) * b.ports.size() + 1);
+    if (b.echo) b.echo->setLimits(window, perRound * rounds);
 }
 
 Bond* Daemon::bondOf(int ifindex) {
@@ -82,6 +109,7 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
             b->portIfindex[p] = removed ? 0 : link.ifindex;
             bool wasUp = b->policy.portUp(p);
             b->policy.setPortUp(p, !removed && link.operUp, Clock::now());
+            if (!b->policy.portUp(p) && b->prober) b->prober->portDown(p);
             // Back up: pin everything to the other port now, before the bond uses it.
             if (!wasUp && b->policy.portUp(p) && b->pins) decide(*b);
         }
@@ -102,13 +130,16 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& n, bool removed) {
         if (!removed && liveNeighbor(n) && n.mac) b->gatewayMac = n.mac;
         return;
     }
+    if (b->remote.contains(n.ip)) return;  // one budget per peer: the remote one has it
     if (removed || !liveNeighbor(n)) {
-        if (b->remote.count(n.ip) == 0) forget(*b, n.ip);
+        forget(*b, n.ip);
         return;
     }
     if (inSnapshot_) b->seenInSnapshot.insert(n.ip);
-    if (!b->policy.hasPeer(n.ip) && b->policy.peerCount() < cfg_.maxPeers)
-        b->policy.addPeer(n.ip, Clock::now());
+    auto now = Clock::now();
+    auto t = b->onlink.touch(n.ip, now);
+    if (t.evicted) forget(*b, *t.evicted);
+    if (t.added) b->policy.addPeer(n.ip, now);
 }
 
 void Daemon::onSnapshotBegin() {
@@ -120,7 +151,7 @@ void Daemon::onSnapshotEnd() {
     inSnapshot_ = false;
     for (auto& b : bonds_) {
         for (const auto& peer : b->policy.peers())
-            if (b->seenInSnapshot.count(peer) == 0 && b->remote.count(peer) == 0) forget(*b, peer);
+            if (b->seenInSnapshot.count(peer) == 0 && !b->remote.contains(peer)) forget(*b, peer);
     }
 }
 
@@ -135,8 +166,9 @@ void Daemon::armProbe() {
 
 void Daemon::forget(Bond& b, const IpAddr& peer) {
     b.policy.removePeer(peer);
-    b.remote.erase(peer);
-    if (b.pinned.erase(peer) > 0) b.pins->unpin(peer);
+    b.onlink.remove(peer);
+    b.remote.remove(peer);
+    if (b.pins) b.pins->want(peer, std::nullopt);  // applied at the next poke
 }
 
 // A sampled outgoing packet: a peer on another rail when it is in the fabric but not in
@@ -144,14 +176,11 @@ void Daemon::forget(Bond& b, const IpAddr& peer) {
 void Daemon::sampled(Bond& b, const IpAddr& dst) {
     if (!b.address || !b.cfg.fabric || !remotePeer(dst, *b.address, *b.cfg.fabric, *b.cfg.gateway))
         return;
-    auto it = b.remote.find(dst);
-    if (it != b.remote.end()) {
-        it->second = Clock::now();
-        return;
-    }
-    if (b.policy.peerCount() >= cfg_.maxPeers) return;
-    b.remote.emplace(dst, Clock::now());
-    b.policy.addPeer(dst, Clock::now());
+    if (b.onlink.contains(dst)) return;  // one budget per peer: the on-link one has it
+    auto now = Clock::now();
+    auto t = b.remote.touch(dst, now);
+    if (t.evicted) forget(b, *t.evicted);
+    if (t.added) b.policy.addPeer(dst, now);
 }
 
 // The gateway answers ARP for itself on both planes' leaves with the one gateway MAC.
@@ -162,12 +191,12 @@ void Daemon::askGateway(Bond& b) {
 
 void Daemon::probeAll() {
     auto now = Clock::now();
+    if (now - lastCounters_ >= kCountersEvery) logCounters();
     for (auto& b : bonds_) {
         if (!b->mac || !b->address) continue;  // the bond is not up yet
-        std::vector<IpAddr> idle;
-        for (const auto& [peer, seen] : b->remote)
-            if (now - seen > cfg_.remoteIdle) idle.push_back(peer);
-        for (const auto& peer : idle) forget(*b, peer);
+        for (const auto& peer : b->remote.seenBefore(now - cfg_.remoteIdle)) forget(*b, peer);
+        b->prober->expire();
+        if (b->echo) b->echo->expire();
         if (b->echo && !b->gatewayMac) askGateway(*b);
         for (const auto& peer : b->policy.peers()) {
             if (peer == b->address->addr) continue;
@@ -176,7 +205,7 @@ void Daemon::probeAll() {
             // CPU, and control-plane policing drops ARP floods). ARP otherwise: a fabric
             // of one subnet, or before anything resolved the gateway.
             bool echo = b->echo && b->gatewayMac;
-            if (!echo && b->remote.count(peer) > 0) continue;  // only the gateway reaches it
+            if (!echo && b->remote.contains(peer)) continue;  // only the gateway reaches it
             for (size_t p = 0; p < b->ports.size(); ++p) {
                 if (!b->policy.portUp(p)) continue;
                 if (echo) {
@@ -192,17 +221,40 @@ void Daemon::probeAll() {
 
 void Daemon::decide(Bond& b) {
     auto now = Clock::now();
-    for (const auto& peer : b.policy.peers()) {
-        auto want = b.policy.pinFor(peer, now);
-        auto it = b.pinned.find(peer);
-        if (want && (it == b.pinned.end() || it->second != *want)) {
-            b.pinned[peer] = *want;
-            b.pins->pin(peer, b.ports[*want]);
-        } else if (!want && it != b.pinned.end()) {
-            b.pinned.erase(it);
-            b.pins->unpin(peer);
-        }
+    // Every round states every peer's wish; TcPins keeps only what differs from what tc
+    // already has, one entry per peer however often a wish changes.
+    for (const auto& peer : b.policy.peers()) b.pins->want(peer, b.policy.pinFor(peer, now));
+    b.pins->poke();
+}
+
+void Daemon::logCounters() {
+    lastCounters_ = Clock::now();
+    uint64_t refused = 0;
+    for (const auto& b : bonds_) {
+        b->pins->verify();
+        MatchCounters arp = b->prober ? b->prober->matchCounters() : MatchCounters{};
+        MatchCounters echo = b->echo ? b->echo->matchCounters() : MatchCounters{};
+        ProberCounters arpSent = b->prober ? b->prober->counters() : ProberCounters{};
+        ProberCounters echoSent = b->echo ? b->echo->counters() : ProberCounters{};
+        const PinCounters& pins = b->pins->counters();
+        refused += echo.unmatched + echo.mismatched + arp.unmatched + arp.macChanged;
+        log::info(
+            b->name, ": peers onlink=", b->onlink.size(), " remote=", b->remote.size(),
+            " evicted_onlink=", b->onlink.evictions(), " evicted_remote=", b->remote.evictions(),
+            " echo_sent=", echoSent.sent, " echo_answers=", echoSent.answers,
+            " echo_unmatched=", echo.unmatched, " echo_mismatched=", echo.mismatched,
+            " echo_late=", echo.late, " echo_overflow=", echo.overflow, " arp_sent=", arpSent.sent,
+            " arp_answers=", arpSent.answers, " arp_unmatched=", arp.unmatched,
+            " arp_late=", arp.late, " arp_mac_changed=", arp.macChanged, " pins=", b->pins->size(),
+            " pins_queued=", b->pins->queued(), " pins_coalesced=", pins.coalesced,
+            " pins_refused=", pins.refused, " tc_errors=", b->pins->errors());
     }
+    if (refused > refusedAtLastLog_) {
+        log::warning(refused - refusedAtLastLog_,
+                     " probe answers refused in the last minute: not answers to our requests "
+                     "(forged, replayed, or to someone else's)");
+    }
+    refusedAtLastLog_ = refused;
 }
 
 }  // namespace twinrail::planesteer

@@ -3,7 +3,9 @@
 // have carrier, the bond's MAC, address and subnet, and the gateway's MAC; EchoProber's
 // samples of outgoing traffic say which peers on other rails it talks to. Every interval
 // each peer is probed out of each port (on-link: ArpProber; other rails: EchoProber
-// through the gateway); the policy (steer_policy.h) decides, and TcPins applies.
+// through the gateway); the policy (steer_policy.h) decides, and TcPins applies. Each
+// kind of peer has a budget of its own (peer_budget.h). Every minute each bond's counters
+// (answers, answers refused as unmatched, pins, evictions) go to the log.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -16,6 +18,7 @@
 #include "arp_prober.h"
 #include "config.h"
 #include "echo_prober.h"
+#include "peer_budget.h"
 #include "steer_policy.h"
 #include "tc_pins.h"
 #include "twinrail/netlink/monitor.h"
@@ -35,15 +38,17 @@ struct Bond {
     std::unique_ptr<ArpProber> prober;
     std::unique_ptr<EchoProber> echo;  // only with gateway and fabric
     std::unique_ptr<TcPins> pins;
-    std::map<IpAddr, size_t> pinned;
     std::set<IpAddr> seenInSnapshot;
-    std::map<IpAddr, Clock::time_point> remote;  // peers on other rails: last sampled
-    Bond(std::string n, BondConfig c, const SteerParams& s)
+    PeerBudget onlink;  // from the neighbor table: last neighbor update
+    PeerBudget remote;  // peers on other rails: last sampled
+    Bond(std::string n, BondConfig c, const Config& all)
         : name(std::move(n)),
           cfg(std::move(c)),
           ports(cfg.ports),
           portIfindex(ports.size(), 0),
-          policy(ports.size(), s) {}
+          policy(ports.size(), all.steer),
+          onlink(all.maxOnlinkPeers),
+          remote(all.maxRemotePeers) {}
     Bond(const Bond&) = delete;
     Bond& operator=(const Bond&) = delete;
 };
@@ -70,6 +75,8 @@ class Daemon final : public netlink::NetlinkObserver {
     void forget(Bond& b, const IpAddr& peer);
     void askGateway(Bond& b);
     void sampled(Bond& b, const IpAddr& dst);
+    void setLimits(Bond& b);
+    void logCounters();
     Bond* bondOf(int ifindex);
 
     boost::asio::io_context& io_;
@@ -77,6 +84,8 @@ class Daemon final : public netlink::NetlinkObserver {
     std::vector<std::unique_ptr<Bond>> bonds_;
     netlink::NetlinkMonitor monitor_;
     boost::asio::steady_timer probeTimer_;
+    Clock::time_point lastCounters_{};
+    uint64_t refusedAtLastLog_ = 0;
     bool inSnapshot_ = false;
 };
 

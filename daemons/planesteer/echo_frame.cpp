@@ -29,8 +29,9 @@ uint16_t internetChecksum(const uint8_t* p, size_t len) {
 }
 
 std::vector<uint8_t> buildEchoRequest(const IpAddr& src, const IpAddr& dst, uint16_t id,
-                                      uint16_t seq) {
-    constexpr size_t kIcmpLen = 8 + sizeof(kPayload);
+                                      uint16_t seq, uint64_t nonce) {
+    static_assert(sizeof(kPayload) + 8 == kEchoPayloadLen);
+    constexpr size_t kIcmpLen = 8 + kEchoPayloadLen;
     std::vector<uint8_t> p(20 + kIcmpLen, 0);
     p[0] = 0x45;  // IPv4, 20-byte header
     put16(&p[2], static_cast<uint16_t>(p.size()));
@@ -45,6 +46,7 @@ std::vector<uint8_t> buildEchoRequest(const IpAddr& src, const IpAddr& dst, uint
     put16(&icmp[4], id);
     put16(&icmp[6], seq);
     std::memcpy(&icmp[8], kPayload, sizeof(kPayload));
+    for (int i = 0; i < 8; ++i) icmp[16 + i] = static_cast<uint8_t>(nonce >> (56 - 8 * i));
     put16(&icmp[2], internetChecksum(icmp, kIcmpLen));
     return p;
 }
@@ -64,6 +66,12 @@ std::optional<EchoReply> parseEchoReply(const uint8_t* pkt, size_t len) {
     r.to = IpAddr::v4(&pkt[16]);
     r.id = get16(&icmp[4]);
     r.seq = get16(&icmp[6]);
+    if (total - ihl >= 8 + kEchoPayloadLen &&
+        std::memcmp(&icmp[8], kPayload, sizeof(kPayload)) == 0) {
+        uint64_t n = 0;
+        for (int i = 0; i < 8; ++i) n = n << 8 | icmp[16 + i];
+        r.nonce = n;
+    }
     return r;
 }
 

@@ -29,12 +29,16 @@ inline size_t echoSeqPort(uint16_t seq) {
 // The one's-complement sum of RFC 1071 over `len` bytes.
 uint16_t internetChecksum(const uint8_t* p, size_t len);
 
+// The payload: "twinrail" then the request's nonce (probe_match.h), 8 bytes big-endian,
+// which the peer echoes back.
+inline constexpr size_t kEchoPayloadLen = 16;
 std::vector<uint8_t> buildEchoRequest(const IpAddr& src, const IpAddr& dst, uint16_t id,
-                                      uint16_t seq);
+                                      uint16_t seq, uint64_t nonce = 0);
 
 struct EchoReply {
     IpAddr from, to;
     uint16_t id = 0, seq = 0;
+    std::optional<uint64_t> nonce;  // nullopt: not our payload (a stranger's ping, truncated)
 };
 // nullopt unless it is a whole IPv4 packet (first fragment, header checksum right)
 // holding an ICMP echo reply with a right checksum.

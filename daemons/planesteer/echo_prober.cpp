@@ -2,6 +2,10 @@
 
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <sys/random.h>
+
+#include <cerrno>
+#include <system_error>
 
 #include "echo_frame.h"
 
@@ -37,10 +41,11 @@ std::vector<sock_filter> echoAndSampleFilter(uint32_t sampleOneIn) {
 }
 
 EchoProber::EchoProber(boost::asio::io_context& io, const std::vector<std::string>& ports,
-                       uint32_t sampleOneIn, Reply onReply, Destination onDestination)
+                       uint32_t sampleOneIn, NonceKey key, Reply onReply, Destination onDestination)
     : sampleOneIn_(sampleOneIn),
       onReply_(std::move(onReply)),
-      onDestination_(std::move(onDestination)) {
+      onDestination_(std::move(onDestination)),
+      matcher_(key, std::chrono::milliseconds(600), 4096) {
     for (const auto& p : ports) {
         ports_.push_back(std::make_unique<PacketPort>(
             io, p, [this](const uint8_t* d, size_t n, int t) { heard(d, n, t); }));
@@ -54,7 +59,9 @@ void EchoProber::start() {
 bool EchoProber::probe(size_t port, const MacAddr& gatewayMac, const IpAddr& ourIp,
                        const IpAddr& peer) {
     ourIp_ = ourIp;
-    auto pkt = buildEchoRequest(ourIp, peer, kEchoId, echoSeq(port, counter_++));
+    uint16_t seq = echoSeq(port, counter_++);
+    uint64_t nonce = matcher_.issue(port, peer, seq, Clock::now());
+    auto pkt = buildEchoRequest(ourIp, peer, kEchoId, seq, nonce);
     bool ok = ports_.at(port)->send(pkt.data(), pkt.size(), ETH_P_IP, gatewayMac);
     ++(ok ? counters_.sent : counters_.sendErrors);
     return ok;
@@ -67,10 +74,25 @@ void EchoProber::heard(const uint8_t* data, size_t len, int pkttype) {
     }
     auto r = parseEchoReply(data, len);
     if (!r || r->id != kEchoId || r->to != ourIp_) return;
-    size_t port = echoSeqPort(r->seq);
-    if (port >= ports_.size()) return;
+    // Which port it arrived on does not matter (the peer's bond picks the way back); the
+    // port it counts for is the one the matching request left by, not the seq's bit.
+    auto v = matcher_.match(r->nonce, r->from, r->seq, Clock::now());
+    if (v.heard != Heard::Answer || v.port >= ports_.size()) return;
     ++counters_.answers;
-    onReply_(port, r->from);
+    onReply_(v.port, r->from);
+}
+
+NonceKey randomNonceKey() {
+    NonceKey key{};
+    auto* p = reinterpret_cast<uint8_t*>(key.data());
+    size_t got = 0;
+    while (got < sizeof(key)) {
+        ssize_t n = getrandom(p + got, sizeof(key) - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw std::system_error(errno, std::generic_category(), "getrandom");
+        got += static_cast<size_t>(n);
+    }
+    return key;
 }
 
 }  // namespace twinrail::planesteer

@@ -5,7 +5,8 @@
 // plane the peer's bond picks. Which peers to ask is learned from the NIC's own traffic:
 // the same sockets see the ports' outgoing IPv4 packets, one in `sampleOneIn` chosen in
 // the kernel (BPF random), 20 header bytes each, ICMP left out (our probes, and pings).
-// Traffic that bypasses the kernel (RDMA) is neither seen nor steered.
+// Traffic that bypasses the kernel (RDMA) is neither seen nor steered. Replies count only
+// when they answer a request of ours (probe_match.h); the rest are counted and dropped.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -16,6 +17,7 @@
 
 #include "arp_prober.h"
 #include "packet_port.h"
+#include "probe_match.h"
 
 namespace twinrail::planesteer {
 
@@ -24,10 +26,16 @@ class EchoProber {
     using Reply = std::function<void(size_t port, const IpAddr& peer)>;  // port it left by
     using Destination = std::function<void(const IpAddr& dst)>;
     EchoProber(boost::asio::io_context& io, const std::vector<std::string>& ports,
-               uint32_t sampleOneIn, Reply onReply, Destination onDestination);
+               uint32_t sampleOneIn, NonceKey key, Reply onReply, Destination onDestination);
     void start();  // throws std::system_error when a socket cannot be opened
     bool probe(size_t port, const MacAddr& gatewayMac, const IpAddr& ourIp, const IpAddr& peer);
+    // How long a request may wait for its reply, and how many may wait at once.
+    void setLimits(std::chrono::milliseconds window, size_t capacity) {
+        matcher_.setLimits(window, capacity);
+    }
+    void expire() { matcher_.expire(Clock::now()); }
     const ProberCounters& counters() const { return counters_; }
+    const MatchCounters& matchCounters() const { return matcher_.counters(); }
 
   private:
     void heard(const uint8_t* data, size_t len, int pkttype);
@@ -37,9 +45,13 @@ class EchoProber {
     Reply onReply_;
     Destination onDestination_;
     ProberCounters counters_;
+    EchoMatcher matcher_;
     IpAddr ourIp_;
     uint16_t counter_ = 0;
 };
+
+// The nonce key, from getrandom(); throws std::system_error when the kernel has none.
+NonceKey randomNonceKey();
 
 // The kernel filter both directions share (exposed for the unit test of its layout).
 std::vector<sock_filter> echoAndSampleFilter(uint32_t sampleOneIn);

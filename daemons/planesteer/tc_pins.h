@@ -1,42 +1,50 @@
-// Pins peers to a port of a bond: one tc filter per pinned peer on the bond's egress,
-// ahead of the bond's own choice (`u32 match ip dst <peer>/32 action mirred egress
-// redirect dev <port>`, the same mechanism as the dual-send ARP filter). Each pin has a
-// pref of its own in [kFirstPref, kLastPref], so that it is added and removed alone;
-// pins a previous run left (kill -9) are removed at start. tc runs asynchronously, one
-// command at a time, in order.
+// Pins peers to a port of a bond on the bond's egress, ahead of the bond's own choice:
+// one u32 hash table at pref kTablePref holding a node per pinned peer (`match ip dst
+// <peer>/32 action mirred egress redirect dev <port>`, the same mechanism as the
+// dual-send ARP filter); see pin_table.h for why one table and how wishes coalesce.
+// Whatever is in [kFirstPref, kLastPref] at start is a previous run's (kill -9, or the
+// one-filter-per-pin layout of older versions) and is removed. tc runs asynchronously,
+// one command at a time, started by poke() once per decision round.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <deque>
-#include <map>
 #include <string>
+#include <vector>
 
+#include "pin_table.h"
 #include "twinrail/common/ip.h"
 
 namespace twinrail::planesteer {
 
-inline constexpr int kFirstPref = 100;
-inline constexpr int kLastPref = 29999;  // the lab's emulated bond hashes at 30000 and up
-
 class TcPins {
   public:
-    TcPins(boost::asio::io_context& io, std::string bond);
+    TcPins(boost::asio::io_context& io, std::string bond, std::vector<std::string> ports);
     void clearLeftovers();
-    void pin(const IpAddr& peer, const std::string& port);
-    void unpin(const IpAddr& peer);
-    size_t size() const { return prefs_.size(); }
+    // The port `peer` should use, or nullopt for the bond's hash; applied at poke().
+    void want(const IpAddr& peer, std::optional<size_t> port) { table_.want(peer, port); }
+    void poke();  // starts tc on what is pending, unless it is already running
+    // Makes every pin again if the table is gone (the bond's clsact was deleted and made
+    // again: nothing fails then, the pins are just not there). Once a minute is enough.
+    void verify();
+
+    std::optional<size_t> pinnedPort(const IpAddr& peer) const { return table_.pinnedPort(peer); }
+    size_t size() const { return table_.size(); }
+    size_t queued() const { return table_.queued(); }
+    const PinCounters& counters() const { return table_.counters(); }
     uint64_t errors() const { return errors_; }
 
   private:
-    void run(std::vector<std::string> argv);
-    void next();
+    void setUp(size_t step);
+    void runNext();
+    void checkTable();
+
     boost::asio::io_context& io_;
     std::string bond_;
-    std::map<IpAddr, int> prefs_;
-    std::map<IpAddr, std::string> ports_;
-    int nextPref_ = kFirstPref;
-    std::deque<std::vector<std::string>> queue_;
+    std::vector<std::string> ports_;
+    PinTable table_;
+    bool tableReady_ = false;
     bool running_ = false;
+    bool setupFailureLogged_ = false;
     uint64_t errors_ = 0;
 };
 

@@ -107,6 +107,93 @@ TEST_F(HostroutedFabric, SilentHostIsWithdrawnWithinHoldtime) {
     EXPECT_TRUE(waitUntil([this] { return routeIn("l2", kL2V4, "10.1.1.10"); }, 10s)) << d.log();
 }
 
+// Issue 18: one address claimed from two ports of l1 (h1 on swp3, h3 on swp4, both in the
+// rail's subnet). While h1 answers, h3's claims are refused as duplicates and BGP sends
+// nothing; when h1 goes silent the address moves, paced; after move_limit moves it freezes
+// on swp3, where it was first learned; an operator's thaw request (SIGHUP) clears that.
+TEST_F(HostroutedFabric, AddressClaimedFromTwoPortsIsRefusedThenMovesThenFreezes) {
+    exec("l1", "ip addr add 10.1.1.1/24 dev swp4 noprefixroute");
+    exec("h1", "ip addr add 10.1.1.77/24 dev eth0");
+    auto cfg = baseConfig();
+    cfg["HOSTROUTED_INTERFACE"]["swp4"] = nlohmann::json::object();
+    cfg["HOSTROUTED"]["global"]["move_limit"] = "2";
+    const std::string path = writeConfig(cfg);
+    auto& d = startHostrouted({"--config", path});
+    auto speak = [this](const std::string& host) {
+        exec(host, "ip neigh flush dev eth0; ping -c1 -W0.3 -I 10.1.1.77 10.1.1.1 >/dev/null 2>&1");
+    };
+    auto on = [this](const std::string& port) {
+        return routeIn("l1", "ip route show table 10 10.1.1.77", "dev " + port);
+    };
+    auto updatesSent = [this] {
+        auto j = nlohmann::json::parse(fabric_->vtysh("l1", "show bgp neighbors swp1 json"),
+                                       nullptr, false);
+        return j.value("swp1", nlohmann::json::object())
+            .value("messageStats", nlohmann::json::object())
+            .value("updatesSent", -1);
+    };
+    speak("h1");
+    ASSERT_TRUE(waitUntil([&on] { return on("swp3"); }, 10s)) << d.log();
+    ASSERT_TRUE(
+        waitUntil([this] { return routeIn("l2", "ip route show 10.1.1.77", "10.1.1.77"); }, 10s));
+    exec("h3", "ip addr add 10.1.1.77/24 dev eth0");
+    const int before = updatesSent();
+    int misses = 0;
+    for (int i = 0; i < 10; ++i) {  // both claim, alternately, for ~5 s
+        speak("h3");
+        speak("h1");
+        misses += !on("swp3");
+    }
+    EXPECT_EQ(misses, 0) << d.log();
+    EXPECT_TRUE(contains(d.log(), "refused claim: 10.1.1.77 heard on swp4")) << d.log();
+    EXPECT_TRUE(contains(d.log(), "duplicate, held on swp3")) << d.log();
+    const int during = updatesSent() - before;
+    RecordProperty("bgp_updates_during_duplicate_claims", during);
+    EXPECT_EQ(during, 0) << "BGP carried a flap";
+
+    // h1 goes silent: after holdtime the address is free, and h3's claim moves it (move 1).
+    exec("h1", "ip addr del 10.1.1.77/24 dev eth0");
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            speak("h3");
+            return on("swp4");
+        },
+        8s))
+        << d.log();
+    // Now h3 goes silent and h1 returns: move 2 freezes it on swp3, h1's port and its first.
+    exec("h3", "ip addr del 10.1.1.77/24 dev eth0");
+    exec("h1", "ip addr add 10.1.1.77/24 dev eth0");
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            speak("h1");
+            return on("swp3");
+        },
+        8s))
+        << d.log();
+    exec("h3", "ip addr add 10.1.1.77/24 dev eth0");
+    exec("h1", "ip addr del 10.1.1.77/24 dev eth0");
+    for (int i = 0; i < 12; ++i) speak("h3");  // h1 silent for holdtime: still frozen on swp3
+    EXPECT_FALSE(on("swp4")) << d.log();
+    EXPECT_TRUE(contains(d.log(), "10.1.1.77: frozen on swp3 after 2 moves")) << d.log();
+    EXPECT_TRUE(contains(d.log(), "(frozen, held on swp3)")) << d.log();
+    // The operator thaws it; h3's next claim moves it.
+    auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+    cfg["HOSTROUTED_UNFREEZE"]["10.1.1.77"] = {{"requested", std::to_string(now + 1)}};
+    writeConfig(cfg);
+    d.signal(SIGHUP);
+    EXPECT_TRUE(waitUntil([&d] { return contains(d.log(), "thawed by the operator"); }, 5s))
+        << d.log();
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            speak("h3");
+            return on("swp4");
+        },
+        8s))
+        << d.log();
+}
+
 TEST_F(HostroutedFabric, HostPortLinkDownWithdrawsAndLinkUpRelearns) {
     startHostrouted({"--config", writeConfig(baseConfig())});
     hostSpeaks("h1", "10.1.1.1");

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "lab_fixture.h"
 #include "twinrail/lab/measure.h"
 
@@ -67,6 +69,28 @@ class LabEvpn : public ::testing::Test {
     std::string in(const std::string& node, const std::string& cmd) const {
         return lab::inNode(name_, node, cmd).out;
     }
+    // The plan binds each NIC's address to its leaf (issue 18): the addresses a test adds
+    // on its own are bound the way an operator would, in the leaf's config_db.json and a
+    // SIGHUP, like the NIC's planned address (same bridge, same ES bond behind it).
+    void bindLike(const std::string& leaf, const std::string& planned,
+                  const std::vector<std::string>& ips, const std::string& port = "same") const {
+        const std::string dir = lab::PlanLab::stateDir(name_) + "/" + leaf;
+        nlohmann::json db;
+        std::ifstream(dir + "/config_db.json") >> db;
+        auto row = db["HOSTROUTED_BINDING"][planned];
+        if (port != "same") row["port"] = port;
+        if (row.contains("port") && row["port"] == "") row.erase("port");
+        for (const auto& ip : ips) db["HOSTROUTED_BINDING"][ip] = row;
+        std::ofstream(dir + "/config_db.json") << db.dump(2);
+        const size_t want = db["HOSTROUTED_BINDING"].size();
+        std::string pid;
+        std::ifstream(dir + "/hostrouted.pid") >> pid;
+        ::kill(std::stoi(pid), SIGHUP);
+        const std::string line = "bindings: " + std::to_string(want) + " host addresses";
+        EXPECT_TRUE(lab::waitUntil(
+            [&] { return contains(in(leaf, "cat " + dir + "/hostrouted.log"), line); }, 5s, 20ms))
+            << leaf << ": no reload with " << line;
+    }
     bool routed(const std::string& leaf, const std::string& ip) const {
         return contains(in(leaf, "ip route show table 10 " + ip + "/32"), ip);
     }
@@ -108,6 +132,9 @@ TEST_F(LabEvpn, PeerLearnedHostsAreRoutedInBothPlanesAndRemoteVtepHostsNever) {
     std::this_thread::sleep_for(300ms);  // the monitors are listening
     std::vector<double> sync, own;
     const int kTrials = 30;
+    std::vector<std::string> added;
+    for (int i = 0; i < kTrials; ++i) added.push_back("10.128.0." + std::to_string(100 + i));
+    for (const char* leaf : {"p1-leaf1", "p2-leaf1"}) bindLike(leaf, "10.128.0.2", added);
     for (int i = 0; i < kTrials; ++i) {
         std::string ip = "10.128.0." + std::to_string(100 + i);
         in("srv1-nic1", "ip addr add " + ip + "/24 dev bond0 && " + binaries().self +
@@ -147,6 +174,9 @@ TEST_F(LabEvpn, PeerLearnedHostsAreRoutedInBothPlanesAndRemoteVtepHostsNever) {
     in("p2-leaf1",
        "ip link set shv1 name swp9 && ip link set swp9 master br-rail1 && "
        "ip link set swp9 up");
+    // Bound on both leaves' rail bridge, behind no ES (p1-leaf1 still never routes it).
+    for (const char* leaf : {"p1-leaf1", "p2-leaf1"})
+        bindLike(leaf, "10.128.0.2", {"10.128.0.50"}, "");
     lab::sh("ip netns exec " + sh +
             " bash -c 'ip link set lo up; ip link set shv0 address "
             "02:00:00:00:00:50; ip link set shv0 up; ip addr add 10.128.0.50/24 dev shv0; "

@@ -219,8 +219,10 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
     EXPECT_TRUE(lab::waitUntil([&verify] { return verify().first == 0; }, 30s, 1s))
         << verify().second.dump(2);
     lab::swapNicCables(name_, binaries(), "srv1-nic1:port1", "srv2-nic1:port1");
-    const std::set<std::string> swapped{"srv1-nic1:port1 miscabled p1-leaf1:swp2",
-                                        "srv2-nic1:port1 miscabled p1-leaf1:swp1"};
+    // The leaf refuses each NIC where the other is bound (issue 18): verify reads the
+    // refused claims as where the cables end.
+    const std::set<std::string> swapped{"srv1-nic1:port1 miscabled p1-leaf1:swp2 (refused)",
+                                        "srv2-nic1:port1 miscabled p1-leaf1:swp1 (refused)"};
     std::set<std::string> wrong;
     EXPECT_TRUE(lab::waitUntil(
         [&verify, &wrong, &swapped] {
@@ -238,8 +240,75 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
         20s, 1s));
     EXPECT_EQ(wrong, swapped);
     lab::swapNicCables(name_, binaries(), "srv1-nic1:port1", "srv2-nic1:port1");
-    EXPECT_TRUE(lab::waitUntil([&verify] { return verify().first == 0; }, 20s, 1s))
+    EXPECT_TRUE(lab::waitUntil([&verify] { return verify().first == 0; }, 30s, 1s))
         << verify().second.dump(2);
+
+    // Issue 18: srv2-nic1 claims srv1-nic1's address (ARP requests and gratuitous ARP with
+    // its own MAC) on its own plane-1 port (p1-leaf1:swp2), and p1-spine1 does the same
+    // toward p1-leaf1's uplink, under traffic to the victim. The victim's /32 stays on its
+    // port and in the plane, no flow is lost, and the claim is in STATE_DB and verify.
+    const std::string victim = "10.128.0.2", gateway = "10.128.0.1";
+    std::string spinePort;
+    for (const auto& sw : plan.switches)
+        for (const auto& p : sw.ports)
+            if (sw.name == "p1-spine1" && p.peer == "p1-leaf1") spinePort = p.name;
+    auto announce = [this](const std::string& node, const std::string& dev, const std::string& src,
+                           const std::string& dst, const std::string& op = "") {
+        return lab::inNode(name_, node,
+                           std::string(TWINRAIL_LAB_BIN) + " announce " + dev + " " + src + " " +
+                               dst + " " + op)
+            .rc;
+    };
+    auto routeOn = [this](const std::string& leaf, const std::string& ip) {
+        return lab::inNode(name_, leaf, "ip -o route show table 10 " + ip).out;
+    };
+    auto inPlane = [this, &victim] {
+        return !lab::inNode(name_, "p1-leaf2", "ip -o route show " + victim).out.empty();
+    };
+    ASSERT_NE(routeOn("p1-leaf1", victim).find("dev swp1"), std::string::npos);
+    int planeMisses = 0;
+    auto attacked = lab::measureDuring(
+        name_, binaries(), {{"srv2-nic2", "srv1-nic1"}, {"srv1-nic2", "srv1-nic1"}},
+        [&] {
+            for (int i = 0; i < 3; ++i) {
+                EXPECT_EQ(announce("srv2-nic1", "port1", victim, gateway), 0);
+                EXPECT_EQ(announce("srv2-nic1", "port1", victim, victim), 0);  // gratuitous
+                EXPECT_EQ(announce("srv2-nic1", "port1", victim, gateway, "reply"), 0);
+                if (!spinePort.empty()) announce("p1-spine1", spinePort, victim, gateway);
+                std::this_thread::sleep_for(300ms);
+            }
+            for (int i = 0; i < 8; ++i) {  // the old failure came a few seconds later
+                planeMisses +=
+                    !inPlane() || routeOn("p1-leaf1", victim).find("dev swp1") == std::string::npos;
+                std::this_thread::sleep_for(500ms);
+            }
+        },
+        6);
+    std::cout << lab::describeMeasurement(attacked);
+    for (const auto& r : attacked) {
+        ASSERT_FALSE(r.contains("error")) << r.dump();
+        EXPECT_EQ(r["flows_not_recovered"], 0) << r.dump();
+        EXPECT_LT(r["max_gap_ms"].get<double>(), 200)
+            << "a flow to the victim stalled: " << r.dump();
+    }
+    EXPECT_EQ(planeMisses, 0) << "the victim's /32 left its port or plane 1";
+    EXPECT_EQ(lab::inNode(name_, "p1-leaf1", "ip neigh show " + victim + " dev swp2").out, "")
+        << "the kernel guard let the spoofed entry in";
+    auto claim = lab::inNode(name_, "p1-leaf1",
+                             "redis-cli -s " + lab::PlanLab::stateDir(name_) +
+                                 "/p1-leaf1/redis.sock -n 6 HGET \"HOST_CLAIM_TABLE|" + victim +
+                                 "|swp2\" reason")
+                     .out;
+    EXPECT_EQ(claim, "bound-elsewhere\n");
+    auto [rc, report] = verify();
+    EXPECT_EQ(rc, 69) << "a refused claim must make verify say so";
+    bool claimed = false;
+    for (const auto& c : report["claims"])
+        claimed = claimed || (c["address"] == victim && c["port"] == "swp2" &&
+                              c["owner"] == "srv1/nic1" && c["switch"] == "p1-leaf1");
+    EXPECT_TRUE(claimed) << report.dump(2);
+    for (const auto& p : report["nic_ports"])
+        EXPECT_EQ(p["status"], "ok") << "a claim is not a cabling fault: " << p.dump();
 
     lab::PlanLab::down(name_);
     EXPECT_EQ(leftovers(name_), std::vector<std::string>{});

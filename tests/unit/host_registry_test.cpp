@@ -28,12 +28,14 @@ struct FakeActions : RegistryActions {
     void hostChanged(const IpAddr&) override { ++changes; }
 };
 
-netlink::NeighborEntry neigh(const std::string& ip, uint16_t state = NUD_REACHABLE,
-                             int ifindex = 3) {
+const MacAddr kMac{2, 0, 0, 0, 0, 1};
+
+netlink::NeighborEntry neigh(const std::string& ip, uint16_t state = NUD_REACHABLE, int ifindex = 3,
+                             MacAddr mac = kMac) {
     netlink::NeighborEntry n;
     n.ifindex = ifindex;
     n.ip = *IpAddr::parse(ip);
-    n.mac = MacAddr{2, 0, 0, 0, 0, 1};
+    n.mac = mac;
     n.state = state;
     return n;
 }
@@ -68,18 +70,148 @@ TEST_F(RegistryTest, AcceptInstallsOnceAndRejectRemoves) {
     EXPECT_EQ(actions.installs, 1);
     EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 3);
     EXPECT_EQ(reg.installedCount(), 1u);
-    reg.reject(ip("10.1.1.10"), t0 + 2ms);
+    reg.reject(ip("10.1.1.10"), 3, t0 + 2ms);
     EXPECT_TRUE(actions.routes.empty());
     EXPECT_EQ(reg.stats().withdrawn, 1u);
     EXPECT_EQ(reg.size(), 0u);
 }
 
-TEST_F(RegistryTest, HostMovingPortsReplacesRoute) {
+TEST_F(RegistryTest, AnotherPortCannotTakeAnAddressWhoseHolderAnswers) {
+    // The attack of issue 18: a server claims its neighbour's address on its own port.
+    const MacAddr attacker{2, 0, 0, 0, 0, 0x66};
+    EXPECT_EQ(reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0), Claim::Accepted);
+    for (int i = 1; i <= 3; ++i) {
+        EXPECT_EQ(reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 4, attacker), Source::Local,
+                             t0 + i * 100ms),
+                  Claim::Duplicate);
+    }
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 3);
+    EXPECT_EQ(actions.installs, 1);
+    EXPECT_EQ(reg.stats().duplicates, 3u);
+    EXPECT_EQ(reg.stats().moves, 0u);
+    EXPECT_EQ(*reg.find(ip("10.1.1.10"))->mac, kMac);
+    // The victim keeps answering its probes from its own MAC: it stays.
+    reg.hostSeen(3, ip("10.1.1.10"), kMac, t0 + 2s);
+    runUntil(t0 + 4s);
+    EXPECT_EQ(reg.find(ip("10.1.1.10"))->state, RouteState::Installed);
+}
+
+TEST_F(RegistryTest, HostMovesOnceItsOldPortStopsAnswering) {
     reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0);
-    reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 1ms);
+    runUntil(t0 + 3001ms);  // holdtime without an answer: unresponsive, withdrawn
+    ASSERT_EQ(reg.find(ip("10.1.1.10"))->state, RouteState::Unresponsive);
+    EXPECT_EQ(reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 3100ms),
+              Claim::Accepted);
     EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 4);
     EXPECT_EQ(reg.stats().moves, 1u);
     EXPECT_EQ(reg.installedCount(), 1u);
+}
+
+TEST_F(RegistryTest, MovesTakeTokensLikeNewHosts) {
+    HostRegistry slow{actions, Limits{1000, 1000, 1.0, 1}, Liveness{0ms, 3000ms}};
+    slow.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0);  // the one token
+    EXPECT_EQ(slow.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 1ms),
+              Claim::Accepted);
+    EXPECT_EQ(slow.find(ip("10.1.1.10"))->state, RouteState::Pending);
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 3);  // the old route stays meanwhile
+    EXPECT_EQ(slow.stats().rateLimited, 1u);
+    runUntil(slow, t0 + 1100ms);
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 4);
+}
+
+TEST_F(RegistryTest, FlappingAddressFreezesOnItsFirstPortAndThaws) {
+    // No probing: nothing proves either side, so each claim is a move until the freeze.
+    HostRegistry flap{actions, limits, Liveness{0ms, 3000ms}, MoveGuard{5, 180s}};
+    flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0);
+    int moved = 0;
+    Claim last = Claim::Accepted;
+    for (int i = 1; i <= 10 && last == Claim::Accepted; ++i) {
+        last = flap.accept(neigh("10.1.1.10", NUD_REACHABLE, i % 2 == 1 ? 4 : 3), Source::Local,
+                           t0 + i * 1s);
+        if (last == Claim::Accepted) ++moved;
+    }
+    EXPECT_EQ(last, Claim::Frozen);
+    EXPECT_EQ(moved, 4);  // the fifth move freezes
+    const HostRecord* rec = flap.find(ip("10.1.1.10"));
+    ASSERT_TRUE(rec->frozenSince);
+    EXPECT_EQ(rec->ifindex, 3);
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 3);
+    const int installs = actions.installs;
+    for (int i = 0; i < 50; ++i)  // a frozen address costs no more route writes
+        EXPECT_EQ(flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 10s),
+                  Claim::Frozen);
+    EXPECT_EQ(actions.installs, installs);
+    EXPECT_EQ(flap.stats().frozen, 1u);
+    EXPECT_TRUE(flap.thaw(t0 + 100s).empty());  // claims came 90 s ago
+    EXPECT_EQ(flap.thaw(t0 + 191s).size(), 1u);
+    EXPECT_FALSE(flap.find(ip("10.1.1.10"))->frozenSince);
+}
+
+TEST_F(RegistryTest, FlapThroughDeletesStillFreezes) {
+    // The address leaves each port (its entry deleted) before it shows up on the other:
+    // each return elsewhere is a move all the same.
+    HostRegistry flap{actions, limits, liveness, MoveGuard{3, 180s}};
+    const IpAddr a = ip("10.1.1.10");
+    Claim last = Claim::Accepted;
+    int writes = 0;
+    for (int i = 0; i < 8 && last != Claim::Frozen; ++i) {
+        const int port = i % 2 == 0 ? 3 : 4;
+        last = flap.accept(neigh("10.1.1.10", NUD_REACHABLE, port), Source::Local, t0 + i * 1s);
+        writes = actions.installs;
+        flap.reject(a, port, t0 + i * 1s + 500ms);
+    }
+    EXPECT_EQ(last, Claim::Frozen);
+    EXPECT_EQ(flap.stats().moves, 3u);
+    EXPECT_EQ(writes, 3);  // the first port, then two moves; the third move froze
+    EXPECT_EQ(flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 20s),
+              Claim::Frozen);
+    EXPECT_EQ(flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0 + 21s),
+              Claim::Accepted);  // its first port
+    EXPECT_TRUE(flap.find(a)->frozenSince);
+}
+
+TEST_F(RegistryTest, OperatorUnfreezes) {
+    HostRegistry flap{actions, limits, Liveness{0ms, 3000ms}, MoveGuard{2, 60s}};
+    flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0);
+    flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 1s);
+    // The second move freezes it, on port 3 where it was first learned and is heard now.
+    EXPECT_EQ(flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0 + 2s),
+              Claim::Accepted);
+    EXPECT_TRUE(flap.find(ip("10.1.1.10"))->frozenSince);
+    EXPECT_EQ(flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 2500ms),
+              Claim::Frozen);
+    EXPECT_TRUE(flap.unfreeze(ip("10.1.1.10"), t0 + 3s));
+    EXPECT_FALSE(flap.unfreeze(ip("10.1.1.10"), t0 + 3s));
+    EXPECT_EQ(flap.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0 + 4s),
+              Claim::Accepted);
+}
+
+TEST_F(RegistryTest, BoundNeighborTakesTheAddressAtOnce) {
+    reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 4), Source::Local, t0);  // learned first
+    EXPECT_EQ(reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0 + 1ms, true),
+              Claim::Accepted);
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 3);
+}
+
+TEST_F(RegistryTest, EventsOnAnotherPortNeverTouchTheHost) {
+    reg.accept(neigh("10.1.1.10", NUD_REACHABLE, 3), Source::Local, t0);
+    reg.reject(ip("10.1.1.10"), 4, t0 + 1ms);   // a delete or rejection on another port
+    reg.reject(ip("10.1.1.10"), 99, t0 + 2ms);  // or on a management interface
+    EXPECT_EQ(actions.routes.at(ip("10.1.1.10")), 3);
+    EXPECT_EQ(reg.size(), 1u);
+    reg.reject(ip("10.1.1.10"), 3, t0 + 3ms);
+    EXPECT_EQ(reg.size(), 0u);
+}
+
+TEST_F(RegistryTest, ProofOfLifeComesOnlyFromTheRecordedMac) {
+    reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t0);
+    const MacAddr other{2, 0, 0, 0, 0, 0x66};
+    for (auto t = t0 + 500ms; t < t0 + 3500ms; t += 500ms)
+        reg.hostSeen(3, ip("10.1.1.10"), other, t);
+    runUntil(t0 + 3500ms);
+    EXPECT_EQ(reg.find(ip("10.1.1.10"))->state, RouteState::Unresponsive);
+    reg.hostSeen(3, ip("10.1.1.10"), kMac, t0 + 3600ms);
+    EXPECT_EQ(reg.find(ip("10.1.1.10"))->state, RouteState::Installed);
 }
 
 TEST_F(RegistryTest, PerPortAndGlobalCapsRefuse) {
@@ -126,7 +258,7 @@ TEST_F(RegistryTest, SilentHostIsWithdrawnAtHoldtimeAndReturnsWhenSeen) {
     EXPECT_EQ(reg.stats().expired, 1u);
     runUntil(t0 + 5000ms);
     EXPECT_GE(actions.probes.size(), 4u);  // still probed while withdrawn
-    reg.hostSeen(3, ip("10.1.1.10"), t0 + 5001ms);
+    reg.hostSeen(3, ip("10.1.1.10"), kMac, t0 + 5001ms);
     EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 1u);
 }
 
@@ -134,7 +266,7 @@ TEST_F(RegistryTest, AnsweringHostStaysAndStaleIsNotProof) {
     reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t0);
     for (auto t = t0 + 500ms; t < t0 + 20s; t += 1s) {
         runUntil(t);
-        reg.hostSeen(3, ip("10.1.1.10"), t);  // replies to each probe
+        reg.hostSeen(3, ip("10.1.1.10"), kMac, t);  // replies to each probe
     }
     EXPECT_EQ(actions.removes, 0);
     // STALE events alone do not keep a host alive.
@@ -147,7 +279,7 @@ TEST_F(RegistryTest, AnsweringHostStaysAndStaleIsNotProof) {
 
 TEST_F(RegistryTest, SeenOnWrongPortIsNotProof) {
     reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t0);
-    reg.hostSeen(9, ip("10.1.1.10"), t0 + 2s);
+    reg.hostSeen(9, ip("10.1.1.10"), kMac, t0 + 2s);
     runUntil(t0 + 3s);
     EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 0u);
 }
@@ -164,7 +296,7 @@ TEST_F(RegistryTest, PermanentIsNotProbedOrExpired) {
 TEST_F(RegistryTest, EsPeerHostIsProbedAndExpiresWithoutProofOfLife) {
     reg.accept(neigh("10.1.1.20", NUD_PERMANENT), Source::EsPeer, t0);
     runUntil(t0 + 5s);
-    reg.hostSeen(neigh("10.1.1.20", NUD_PERMANENT).ifindex, ip("10.1.1.20"), t0 + 5s);
+    reg.hostSeen(neigh("10.1.1.20", NUD_PERMANENT).ifindex, ip("10.1.1.20"), kMac, t0 + 5s);
     runUntil(t0 + 7s);
     EXPECT_FALSE(actions.probes.empty());
     EXPECT_EQ(actions.routes.count(ip("10.1.1.20")), 1u);  // seen at 5 s: holdtime from there

@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "tour.h"
+#include "twinrail/common/names.h"
 #include "twinrail/common/sysexits.h"
 #include "twinrail/common/tool_main.h"
 #include "twinrail/lab/bond_nic.h"
@@ -65,7 +67,8 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
   --hostrouted PATH, --pathqd PATH, --planesteer PATH
                        the daemons to run                    [next to this tool, or PATH]
 
-Exit codes: 0 ok, 64 usage, 65 bad plan, 69 the lab is not healthy / the demo failed,
+Exit codes: 0 ok, 64 usage, 78 a plan file refused (naming the field), 65 a plan that
+cannot be built, 69 the lab is not healthy / the demo failed,
 70 an internal error, 77 not root.
 )";
 
@@ -88,6 +91,7 @@ struct Options {
     lab::LabBinaries bins;
 };
 
+using twinrail::ConfigFileError;
 using twinrail::UsageError;
 
 // The daemons next to this binary (build tree or /usr/bin), else from PATH.
@@ -155,6 +159,17 @@ Options parse(int argc, char** argv) {
         }
     }
     if (!lab::PlanLab::validName(o.name)) throw UsageError{"--name: use 1-6 of a-z and 0-9"};
+    // Node names become namespace names and paths under the lab's state folder.
+    for (const auto* node : {&o.from, &o.to}) {
+        if (auto why = twinrail::names::check(*node, twinrail::names::Kind::Node))
+            throw UsageError{"\"" + twinrail::names::printable(*node) + "\": node name " + *why};
+    }
+    if ((o.command == "stop" || o.command == "start") && !o.args.empty()) {
+        if (auto why = twinrail::names::check(o.args[0], twinrail::names::Kind::Node)) {
+            throw UsageError{"\"" + twinrail::names::printable(o.args[0]) + "\": node name " +
+                             *why};
+        }
+    }
     return o;
 }
 
@@ -165,8 +180,10 @@ plan::Plan planFor(const Options& o) {
     } else {
         std::ifstream in(o.planFile);
         auto j = nlohmann::json::parse(in, nullptr, false);
-        if (j.is_discarded()) throw std::invalid_argument(o.planFile + ": not a JSON plan file");
+        if (j.is_discarded()) throw ConfigFileError(o.planFile + ": not a JSON plan file");
         p = plan::planFromJson(j);
+        if (auto* e = std::get_if<plan::SizingError>(&p))
+            throw ConfigFileError(o.planFile + ": " + e->message);
     }
     if (auto* e = std::get_if<plan::SizingError>(&p)) throw std::invalid_argument(e->message);
     auto out = std::get<plan::Plan>(p);
@@ -226,17 +243,20 @@ int demo(Options o) {
     }
     std::cout << "\n\033[1m== Tearing down\033[0m\n";
     down(o);
-    auto left = lab::sh("ip netns list | grep -c " + lab::PlanLab::nsPrefix(o.name)).out;
-    std::cout << "namespaces left: " << left << (ok ? "demo finished\n" : "DEMO FAILED\n");
+    std::istringstream list(lab::run({"ip", "netns", "list"}).out);
+    int left = 0;
+    for (std::string line; std::getline(list, line);)
+        left += line.rfind(lab::PlanLab::nsPrefix(o.name), 0) == 0;
+    std::cout << "namespaces left: " << left << "\n" << (ok ? "demo finished\n" : "DEMO FAILED\n");
     return ok ? exitcode::kOk : exitcode::kUnavailable;
 }
 
 // Helpers this tool runs inside a namespace.
 int hidden(const std::vector<std::string>& a, const std::string& cmd) {
     using std::chrono::microseconds, std::chrono::milliseconds;
-    if (cmd == "announce" && a.size() == 3) {
+    if (cmd == "announce" && (a.size() == 3 || (a.size() == 4 && a[3] == "reply"))) {
         std::string err;
-        if (lab::sendArpAnnounce(a[0], a[1], a[2], err)) return exitcode::kOk;
+        if (lab::sendArpAnnounce(a[0], a[1], a[2], err, a.size() == 4)) return exitcode::kOk;
         std::cerr << "announce: " << err << "\n";
         return exitcode::kOsErr;
     }

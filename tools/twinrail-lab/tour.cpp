@@ -25,10 +25,12 @@ std::string run(const std::string& lab, const std::string& node, const std::stri
     return out;
 }
 
-std::string stateDb(const std::string& lab, const std::string& node, const std::string& args) {
+std::string stateDb(const std::string& lab, const std::string& node, const lab::Argv& args) {
     std::string sock = lab::PlanLab::stateDir(lab) + "/" + node + "/redis.sock";
-    std::cout << "[" << node << "]$ redis-cli -n 6 " << args << "\n";
-    std::string out = lab::sh("redis-cli -s " + sock + " -n 6 " + args).out;
+    std::cout << "[" << node << "]$ redis-cli -n 6 " << lab::describe(args) << "\n";
+    lab::Argv argv{"redis-cli", "-s", sock, "-n", "6"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::string out = lab::run(argv).out;
     std::cout << out;
     return out;
 }
@@ -114,22 +116,23 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins, const plan::P
     lab::inNode(lab, "p1-spine1", "tc qdisc del dev swp1 root");
 
     step("STATE_DB (Redis DB 6) on the switches, as an operator reads it");
-    stateDb(lab, "p1-leaf1", "--no-raw HGETALL 'HOST_ROUTE_TABLE|10.128.0.2'");
-    stateDb(lab, "p1-spine1", "--no-raw HGETALL 'PATH_QUALITY_TABLE|swp1'");
-    stateDb(lab, "p1-leaf2", "KEYS 'PATH_WEIGHT_TABLE|*'");
+    stateDb(lab, "p1-leaf1", {"--no-raw", "HGETALL", "HOST_ROUTE_TABLE|10.128.0.2"});
+    stateDb(lab, "p1-spine1", {"--no-raw", "HGETALL", "PATH_QUALITY_TABLE|swp1"});
+    stateDb(lab, "p1-leaf2", {"KEYS", "PATH_WEIGHT_TABLE|*"});
 
     step("The same through the operator CLI: `twinrail show ...` (table, or --json)");
-    auto cli = [&lab, &bins](const std::string& node, const std::string& args) {
-        std::string cmd =
-            "--redis-socket " + lab::PlanLab::stateDir(lab) + "/" + node + "/redis.sock " + args;
-        std::cout << "[" << node << "]$ twinrail " << args << "\n";
-        auto r = lab::sh(bins.twinrail + " " + cmd + " 2>&1");
-        std::cout << r.out;
+    auto cli = [&lab, &bins](const std::string& node, const lab::Argv& args) {
+        lab::Argv argv{bins.twinrail, "--redis-socket",
+                       lab::PlanLab::stateDir(lab) + "/" + node + "/redis.sock"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        std::cout << "[" << node << "]$ twinrail " << lab::describe(args) << "\n";
+        auto r = lab::run(argv);
+        std::cout << r.out << r.err;
         return r.rc;
     };
-    ok = cli("p1-leaf1", "show host-routes") == 0 && ok;
-    ok = cli("p1-spine1", "show path-quality") == 0 && ok;
-    ok = cli("p1-leaf2", "--json show weights") == 0 && ok;
+    ok = cli("p1-leaf1", {"show", "host-routes"}) == 0 && ok;
+    ok = cli("p1-spine1", {"show", "path-quality"}) == 0 && ok;
+    ok = cli("p1-leaf2", {"--json", "show", "weights"}) == 0 && ok;
 
     const std::vector<lab::FlowPair> pairs{
         {"srv1-nic2", "srv1-nic1"}, {"srv1-nic1", "srv1-nic2"}, {"srv2-nic1", "srv1-nic1"}};

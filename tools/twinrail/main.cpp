@@ -3,13 +3,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "show_views.h"
+#include "twinrail/common/ip.h"
 #include "twinrail/common/sysexits.h"
 #include "twinrail/common/tool_main.h"
+#include "twinrail/redis/auth.h"
 #include "twinrail/redis/sonic_db.h"
 #include "twinrail/redis/sync_reader.h"
 #include "verify_command.h"
@@ -21,9 +24,12 @@ namespace exitcode = twinrail::exitcode;
 namespace {
 
 constexpr int kNotRunning = 3;  // as systemctl status: the daemon is not running
+using cli::kAuthRefused;
 
 constexpr const char* kUsage = R"(usage: twinrail [REDIS OPTIONS] [--json] show <what> [options]
        twinrail [--json] verify (--plan FILE --inventory FILE | --lab NAME)
+       twinrail [REDIS OPTIONS] clear host-freeze IP   thaw an address frozen after too
+                                                       many moves between ports
        twinrail plan [twinrail-plan options]      (twinrail plan --help)
        twinrail lab <command> [options]           (twinrail lab --help)
 
@@ -49,15 +55,29 @@ Redis (as the daemons find it):
   --redis-host HOST, --redis-port PORT          TCP (default 127.0.0.1:6379)
   --db-config PATH        SONiC database_config.json, used when no socket or host is given
                           (default /var/run/redis/sonic-db/database_config.json)
+  --redis-user NAME       ACL user (a read-only one is enough: docs/redis-acl.md)
+  --redis-password-file PATH
+                          its password (one line; the file must not be readable by group
+                          or others)
+  --redis-tls             TLS over TCP; the server's certificate is always verified
+  --redis-ca FILE         CA certificate(s) (default: the system's trust store)
+  --redis-cert FILE, --redis-key FILE           client certificate (tls-auth-clients)
+  --redis-sni NAME        the name the server's certificate must carry (default: the host)
+  For verify these apply to every switch; the inventory's per-switch "tls", "user" and
+  "server_name" are used where the option is not given.
 
 Exit codes: 0 ok; 3 the daemon behind the state is not running (its last state is still
 shown); 64 usage; 66 the plan or inventory cannot be read; 69 Redis cannot be reached, or
-verify found the fabric degraded; 70 internal error.
+verify found the fabric degraded; 70 internal error; 77 Redis refused the credentials
+(wrong password, no password given, or an ACL without the command or key); 78 the
+password file is missing, unreadable or readable by others.
 )";
 
 struct Options {
-    redis::Endpoint endpoint;
+    redis::Endpoint endpoint;  // also the credentials and TLS options verify uses
     bool redisGiven = false;
+    bool userGiven = false, tlsGiven = false, sniGiven = false;
+    std::string passwordFile;
     std::string dbConfig = redis::kSonicDbConfig;
     bool json = false;
     std::vector<std::string> words;  // command words and their own options
@@ -84,6 +104,22 @@ Options parse(int argc, char** argv) {
             o.redisGiven = true;
         } else if (a == "--db-config") {
             o.dbConfig = value();
+        } else if (a == "--redis-user") {
+            o.endpoint.user = value();
+            o.userGiven = true;
+        } else if (a == "--redis-password-file") {
+            o.passwordFile = value();  // read in main: a bad file is exit 78, not usage
+        } else if (a == "--redis-tls") {
+            o.endpoint.tls.enabled = o.tlsGiven = true;
+        } else if (a == "--redis-ca") {
+            o.endpoint.tls.caFile = value();
+        } else if (a == "--redis-cert") {
+            o.endpoint.tls.certFile = value();
+        } else if (a == "--redis-key") {
+            o.endpoint.tls.keyFile = value();
+        } else if (a == "--redis-sni") {
+            o.endpoint.tls.serverName = value();
+            o.sniGiven = true;
         } else if (a == "--json") {
             o.json = true;
         } else {
@@ -111,42 +147,84 @@ int execTool(const std::string& tool, const std::vector<std::string>& args) {
     return exitcode::kUnavailable;
 }
 
+struct ReadError {
+    std::string message;
+    bool auth;
+};
+
 class StateReader {
   public:
     explicit StateReader(const Options& o) : o_(o) {}
 
-    // Connects to a SONiC DB by name; on failure prints why and returns false.
-    bool open(const std::string& dbName) {
+    // Connects to a SONiC DB by name; on failure prints why and returns the exit code
+    // (69 unreachable, 77 credentials refused), else 0.
+    int open(const std::string& dbName) {
         redis::DbLocation loc =
             redis::resolveDb(dbName, o_.endpoint, o_.redisGiven ? "" : o_.dbConfig);
         sep_ = loc.separator;
         if (auto err = reader_.connect(loc.endpoint, loc.id)) {
-            std::cerr << "twinrail: " << *err << "\n"
-                      << "  (is redis-server running? give --redis-socket or "
+            std::cerr << "twinrail: " << *err << "\n";
+            if (reader_.authFailed()) return kAuthRefused;
+            std::cerr << "  (is redis-server running? give --redis-socket or "
                          "--redis-host/--redis-port)\n";
-            return false;
+            return exitcode::kUnavailable;
         }
-        return true;
+        return 0;
     }
     std::vector<cli::Row> table(const std::string& name) {
         std::vector<cli::Row> out;
         const std::string prefix = name + sep_;
-        for (const auto& key : reader_.keys(prefix + "*"))
+        for (const auto& key : reader_.keys(prefix + "*")) {
             out.push_back({key.substr(prefix.size()), reader_.hash(key)});
+            check();
+        }
+        check();
         return out;
     }
     std::optional<cli::Fields> row(const std::string& key) {
         auto f = reader_.hash(key);
+        check();
         if (f.empty()) return std::nullopt;
         return f;
     }
     char separator() const { return sep_; }
+    void write(const std::string& key, const redis::Fields& fields) {
+        reader_.hset(key, fields);
+        check();
+    }
 
   private:
+    // A read that fails half way (an ACL without the key, a dropped connection) is an
+    // error, not an empty table.
+    void check() const {
+        if (reader_.error()) throw ReadError{*reader_.error(), reader_.authFailed()};
+    }
+
     const Options& o_;
     redis::SyncReader reader_;
     char sep_ = '|';
 };
+
+// `twinrail clear host-freeze IP`: asks hostrouted to thaw an address it froze after too
+// many moves. The request goes to CONFIG_DB (HOSTROUTED_UNFREEZE|IP, requested = now), so it
+// is idempotent and thaws only freezes older than itself (binding_config.h).
+int clear(const Options& o) {
+    const auto& w = o.words;
+    if (w.size() != 3 || w[1] != "host-freeze")
+        throw UsageError{"usage: twinrail clear host-freeze IP"};
+    auto ip = twinrail::IpAddr::parse(w[2]);
+    if (!ip || ip->isLinkLocal() || ip->isMulticast() || ip->isUnspecified())
+        throw UsageError{"clear host-freeze: not a host address: " + w[2]};
+    StateReader r(o);
+    if (int rc = r.open("CONFIG_DB")) return rc;
+    auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+    r.write("HOSTROUTED_UNFREEZE" + std::string(1, r.separator()) + ip->str(),
+            {{"requested", std::to_string(now)}});
+    std::cout << "asked hostrouted to thaw " << ip->str() << "\n";
+    return exitcode::kOk;
+}
 
 int emit(const Options& o, const cli::View& v) {
     if (o.json) {
@@ -189,16 +267,17 @@ int show(const Options& o) {
     }
     StateReader r(o);
     if (what == "config") {
-        if (!r.open("CONFIG_DB")) return exitcode::kUnavailable;
+        if (int rc = r.open("CONFIG_DB")) return rc;
         std::map<std::string, cli::Fields> rows;
         for (const char* t :
-             {"HOSTROUTED", "HOSTROUTED_INTERFACE", "UPLINK_PIN", "PATHQD", "PATHQD_PORT"}) {
+             {"HOSTROUTED", "HOSTROUTED_INTERFACE", "UPLINK_PIN", "HOSTROUTED_BINDING",
+              "HOSTROUTED_UNFREEZE", "PATHQD", "PATHQD_PORT"}) {
             for (auto& row : r.table(t))
                 rows[std::string(t) + r.separator() + row.key] = row.fields;
         }
         return emit(o, cli::configView(rows));
     }
-    if (!r.open("STATE_DB")) return exitcode::kUnavailable;
+    if (int rc = r.open("STATE_DB")) return rc;
     if (what == "host-routes") {
         cli::HostFilter f;
         for (size_t i = 2; i < w.size(); ++i) {
@@ -259,10 +338,24 @@ int main(int argc, char** argv) {
             return exitcode::kOk;
         }
         if (o.words.empty()) throw UsageError{"no command"};
-        if (o.words[0] == "verify")
-            return cli::verifyCommand({o.words.begin() + 1, o.words.end()}, o.json);
+        if (!o.endpoint.user.empty() && o.passwordFile.empty())
+            throw UsageError{"--redis-user needs --redis-password-file"};
+        if (!o.passwordFile.empty()) {
+            if (auto err = redis::readPasswordFile(o.passwordFile, o.endpoint.password)) {
+                std::cerr << "twinrail: " << *err << "\n";
+                return exitcode::kConfig;
+            }
+        }
+        if (o.words[0] == "verify") {
+            cli::VerifyCredentials creds{o.endpoint, o.userGiven, o.tlsGiven, o.sniGiven};
+            return cli::verifyCommand({o.words.begin() + 1, o.words.end()}, o.json, creds);
+        }
+        if (o.words[0] == "clear") return clear(o);
         if (o.words[0] != "show") throw UsageError{"unknown command " + o.words[0]};
         return show(o);
+    } catch (const ReadError& e) {
+        std::cerr << "twinrail: " << e.message << "\n";
+        return e.auth ? kAuthRefused : exitcode::kUnavailable;
     } catch (const UsageError& e) {
         std::cerr << "twinrail: " << e.message << "\n" << kUsage;
         return exitcode::kUsage;

@@ -6,7 +6,7 @@ namespace {
 using json = nlohmann::json;
 
 struct Seen {
-    std::string leaf, port, how;  // how: "routed" (installed), "unresponsive", "foreign"
+    std::string leaf, port, how;  // "routed" (installed), "unresponsive", "foreign", "refused"
 };
 
 // Every place a NIC's address shows up on a leaf: routed, tracked but not answering,
@@ -24,9 +24,17 @@ std::vector<Seen> sightings(const plan::Plan& plan, const std::map<std::string, 
             out.push_back({sw.name, h->second.count("ifname") ? h->second.at("ifname") : "",
                            installed ? "routed" : "unresponsive"});
         }
-        if (auto f = it->second.foreign.find(address); f != it->second.foreign.end())
+        if (auto f = it->second.foreign.find(address); f != it->second.foreign.end()) {
             out.push_back(
                 {sw.name, f->second.count("ifname") ? f->second.at("ifname") : "", "foreign"});
+        }
+        // Refused claims: where the address was heard against the plan's binding. For a NIC
+        // not routed where it should be, that is where its cable ends.
+        for (const auto& [key, f] : it->second.claims) {
+            auto sep = key.rfind('|');
+            if (sep != std::string::npos && key.substr(0, sep) == address)
+                out.push_back({sw.name, key.substr(sep + 1), "refused"});
+        }
     }
     return out;
 }
@@ -39,6 +47,49 @@ const plan::Switch* byLoopback(const plan::Plan& plan, const std::string& router
     for (const auto& sw : plan.switches)
         if (sw.loopback == routerId) return &sw;
     return nullptr;
+}
+
+// Who the plan gives an address to: "srv1/nic1", or "" for an address it does not know.
+std::string ownerOf(const plan::Plan& plan, const std::string& address) {
+    for (const auto& srv : plan.servers) {
+        for (const auto& nic : srv.nics) {
+            if (nic.address == address) return srv.name + "/" + nic.name;
+        }
+    }
+    return "";
+}
+
+// Refused claims: someone else's address heard on a port. They make the fabric degraded
+// (an attack or a misconfigured host is on it), but they are not cabling faults.
+void addClaims(const plan::Plan& plan, const std::map<std::string, SwitchState>& st,
+               VerifyReport& r) {
+    r.claims.columns = {"SWITCH", "ADDRESS", "CLAIMED ON", "MAC", "REASON", "COUNT", "OWNER"};
+    r.json["claims"] = json::array();
+    for (const auto& [name, s] : st) {
+        for (const auto& [key, fields] : s.claims) {
+            auto sep = key.rfind('|');
+            std::string address = key.substr(0, sep);
+            std::string port = sep == std::string::npos ? "" : key.substr(sep + 1);
+            const Fields& f = fields;
+            auto field = [&f](const char* n) {
+                auto it = f.find(n);
+                return it == f.end() ? std::string() : it->second;
+            };
+            std::string owner = ownerOf(plan, address);
+            r.claims.rows.push_back({name, address, port, field("mac"), field("reason"),
+                                     field("count"), owner.empty() ? "(not in the plan)" : owner});
+            r.json["claims"].push_back({{"switch", name},
+                                        {"address", address},
+                                        {"port", port},
+                                        {"mac", field("mac")},
+                                        {"reason", field("reason")},
+                                        {"count", field("count")},
+                                        {"first", field("first")},
+                                        {"last", field("last")},
+                                        {"owner", owner}});
+            r.healthy = false;
+        }
+    }
 }
 
 }  // namespace
@@ -146,6 +197,7 @@ VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, Sw
                 {{"link", link}, {"plane", sw.plane}, {"status", status}, {"detail", detail}});
         }
     }
+    addClaims(plan, st, r);
     r.json["healthy"] = r.healthy;
     return r;
 }

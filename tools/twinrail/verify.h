@@ -5,7 +5,10 @@
 //     that leaf or on another leaf ("miscabled", naming where), or nowhere ("missing");
 //     a NIC learned in one plane only is "single-plane";
 //   * every fabric link: its BGP session up on the planned ports, with the planned switch
-//     (by router id) at the other end.
+//     (by router id) at the other end;
+//   * every claim a leaf refused (HOST_CLAIM_TABLE): an address heard where the plan does
+//     not bind it while its owner is routed where it should be. A claim, not a cable: the
+//     owner's row stays "ok", and the claim names the port, MAC and the address's owner.
 // Pure: the rows in, verdicts out (verify.cpp); main.cpp reads Redis.
 #pragma once
 
@@ -24,13 +27,16 @@ struct SwitchState {
     std::map<std::string, Fields> hosts;    // HOST_ROUTE_TABLE: ip -> fields
     std::map<std::string, Fields> foreign;  // HOST_FOREIGN_TABLE: ip -> fields
     std::map<std::string, Fields> peers;    // BGP_PEER_STATE_TABLE: port -> fields
+    std::map<std::string, Fields> claims;   // HOST_CLAIM_TABLE: ip|port -> fields
 };
 
 struct VerifyReport {
     View nicPorts;
     View links;
+    View claims;
     bool healthy = true;
-    nlohmann::json json;  // {"healthy", "nic_ports": [...], "links": [...], "unreachable": [...]}
+    nlohmann::json json;  // {"healthy", "nic_ports": [...], "links": [...], "claims": [...],
+                          // "unreachable": [...]}
 };
 
 VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, SwitchState>& state);

@@ -29,24 +29,48 @@ std::map<std::string, Fields> table(redis::SyncReader& r, const std::string& nam
     return out;
 }
 
-SwitchState readSwitch(const redis::Endpoint& at) {
+SwitchState readSwitch(const redis::Endpoint& at, bool& authFailed) {
     SwitchState s;
     redis::SyncReader r;
     if (auto err = r.connect(at, kStateDb)) {
         s.error = *err;
+        authFailed = authFailed || r.authFailed();
         return s;
     }
-    s.hosts = table(r, "HOST_ROUTE_TABLE");
-    s.foreign = table(r, "HOST_FOREIGN_TABLE");
-    s.peers = table(r, "BGP_PEER_STATE_TABLE");
-    s.reachable = !r.error();
-    if (r.error()) s.error = *r.error();
+    // Stop at the first failed read: a half-read switch is an unreachable one.
+    std::optional<std::string> err;
+    for (auto [name, into] :
+         {std::pair{"HOST_ROUTE_TABLE", &s.hosts}, std::pair{"HOST_FOREIGN_TABLE", &s.foreign},
+          std::pair{"HOST_CLAIM_TABLE", &s.claims}, std::pair{"BGP_PEER_STATE_TABLE", &s.peers}}) {
+        if (!err) *into = table(r, name);
+        if (!err && r.error()) err = r.error();
+    }
+    s.reachable = !err;
+    if (err) {
+        s.error = *err;
+        authFailed = authFailed || r.authFailed();
+    }
     return s;
+}
+
+// One switch's Redis from its inventory entry: where (socket, or host and port), TLS
+// and the ACL user; the password and the CA come from the command line, never from
+// the inventory (which is not a secret).
+redis::Endpoint inventoryEndpoint(const json& r, const VerifyCredentials& creds) {
+    redis::Endpoint at = creds.base;
+    at.unixSocket = r.value("socket", "");
+    at.host = r.value("host", at.host);
+    at.port = r.value("port", at.port);
+    if (!creds.tlsGiven) at.tls.enabled = r.value("tls", false);
+    if (!creds.userGiven) at.user = r.value("user", "");
+    if (!creds.sniGiven) at.tls.serverName = r.value("server_name", "");
+    return at;
 }
 
 }  // namespace
 
-int verifyCommand(const std::vector<std::string>& args, bool asJson) {
+int verifyCommand(const std::vector<std::string>& args, bool asJson,
+                  const VerifyCredentials& creds) {
     std::string planPath, inventoryPath, lab;
     for (size_t i = 0; i < args.size(); ++i) {
         auto value = [&args, &i] {
@@ -86,9 +110,11 @@ int verifyCommand(const std::vector<std::string>& args, bool asJson) {
         }
     }
     std::map<std::string, SwitchState> state;
+    bool authFailed = false;
     for (const auto& sw : p.switches) {
-        redis::Endpoint at;
+        redis::Endpoint at = creds.base;
         if (!lab.empty()) {
+            at.tls = {};  // a lab's Redis is a unix socket
             at.unixSocket = "/run/twinrail-lab/" + lab + "/" + sw.name + "/redis.sock";
         } else {
             const json& r = (*inventory)["switches"][sw.name]["redis"];
@@ -96,23 +122,31 @@ int verifyCommand(const std::vector<std::string>& args, bool asJson) {
                 state[sw.name].error = "not in the inventory";
                 continue;
             }
-            at.unixSocket = r.value("socket", "");
-            at.host = r.value("host", at.host);
-            at.port = r.value("port", at.port);
+            at = inventoryEndpoint(r, creds);
         }
-        state[sw.name] = readSwitch(at);
+        state[sw.name] = readSwitch(at, authFailed);
     }
     VerifyReport report = verifyFabric(p, state);
     if (asJson) {
         std::cout << report.json.dump(2) << "\n";
     } else {
-        for (const auto& u : report.json["unreachable"])
+        for (const auto& u : report.json["unreachable"]) {
             std::cout << "cannot read " << u["switch"].get<std::string>() << ": "
                       << u["error"].get<std::string>() << "\n";
+        }
         std::cout << "NIC ports\n"
                   << renderTable(report.nicPorts) << "\nFabric links\n"
-                  << renderTable(report.links) << "\n"
-                  << (report.healthy ? "healthy\n" : "DEGRADED\n");
+                  << renderTable(report.links) << "\n";
+        if (!report.claims.rows.empty()) {
+            std::cout << "Refused claims (someone else's address heard on a port)\n"
+                      << renderTable(report.claims) << "\n";
+        }
+        std::cout << (report.healthy ? "healthy\n" : "DEGRADED\n");
+    }
+    if (authFailed) {
+        std::cerr << "twinrail: Redis refused the credentials on at least one switch (see "
+                     "above): check --redis-user, --redis-password-file and docs/redis-acl.md\n";
+        return kAuthRefused;
     }
     return report.healthy ? exitcode::kOk : exitcode::kUnavailable;
 }

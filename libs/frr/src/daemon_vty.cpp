@@ -1,6 +1,10 @@
 #include "twinrail/frr/daemon_vty.h"
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+
+#include "twinrail/common/names.h"
+#include "twinrail/frr/vtysh.h"
 
 namespace twinrail::frr {
 namespace {
@@ -23,6 +27,13 @@ DaemonVty::~DaemonVty() {
 }
 
 void DaemonVty::command(std::string text, Done done) {
+    // A NUL ends a command on this socket and a newline starts another: never sent.
+    if (auto why = checkCommandLine(text)) {
+        auto what = "refused to send \"" + names::printable(text) + "\": " + *why;
+        boost::asio::post(socket_.get_executor(),
+                          [done = std::move(done), what = std::move(what)] { done(false, what); });
+        return;
+    }
     queue_.push_back(Request{std::move(text), std::move(done)});
     if (!busy_) startNext();
 }

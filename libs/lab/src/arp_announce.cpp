@@ -21,7 +21,7 @@ namespace twinrail::lab {
 namespace {}  // namespace
 
 bool sendArpAnnounce(const std::string& ifname, const std::string& source,
-                     const std::string& target, std::string& error) {
+                     const std::string& target, std::string& error, bool reply) {
     auto src = IpAddr::parse(source);
     auto dst = IpAddr::parse(target);
     if (!src || !dst || !src->isV4() || !dst->isV4()) {
@@ -45,6 +45,7 @@ bool sendArpAnnounce(const std::string& ifname, const std::string& source,
     MacAddr mac{};
     std::memcpy(mac.data(), ifr.ifr_hwaddr.sa_data, 6);
     auto pkt = netlink::buildArpRequest(mac, *src, *dst);
+    if (reply) pkt[7] = 2;  // ARP operation: reply (an unsolicited one, as a spoofer sends)
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
     to.sll_protocol = htons(ETH_P_ARP);

@@ -28,12 +28,34 @@ constexpr int kHashPref = 30000;     // the BPF hash: odd flows
 constexpr int kDefaultPref = 30010;  // everything else
 std::atomic<bool> stopAgent{false};
 
-std::string egressFilter(const BondNic& n, int pref, const std::string& match,
-                         const std::string& target) {
-    std::string action =
-        target.empty() ? "action drop" : "action mirred egress redirect dev " + target;
-    return "tc filter replace dev " + n.bond + " egress pref " + std::to_string(pref) +
-           " handle 1 protocol all " + match + " " + action;
+Argv egressFilter(const BondNic& n, int pref, const std::string& section,
+                  const std::string& target) {
+    Argv c{
+        "tc",     "filter", "replace",  "dev", n.bond, "egress", "pref",      std::to_string(pref),
+        "handle", "1",      "protocol", "all", "bpf",  "obj",    n.bpfObject, "sec",
+        section};
+    if (target.empty()) {
+        c.insert(c.end(), {"action", "drop"});
+    } else {
+        c.insert(c.end(), {"action", "mirred", "egress", "redirect", "dev", target});
+    }
+    return c;
+}
+
+// A port's frames enter the bond, as a bond's rx_handler takes them.
+void addReceive(std::vector<Argv>& c, const BondNic& n, const std::string& port) {
+    c.push_back({"tc", "qdisc", "replace", "dev", port, "clsact"});
+    c.push_back({"tc", "filter",   "replace", "dev",     port,       "ingress", "pref",
+                 "1",  "protocol", "all",     "u32",     "match",    "u32",     "0",
+                 "0",  "action",   "mirred",  "ingress", "redirect", "dev",     n.bond});
+}
+
+// The seed's dual-send ARP: every ARP mirrored to port1 and redirected to port2.
+Argv dualSendArp(const BondNic& n) {
+    return {"tc",     "filter",   "add",    "dev",      n.bond,   "egress",  "pref",
+            "1",      "protocol", "arp",    "u32",      "match",  "u32",     "0",
+            "0",      "action",   "mirred", "egress",   "mirror", "dev",     n.ports[0],
+            "action", "mirred",   "egress", "redirect", "dev",    n.ports[1]};
 }
 
 bool hasCarrier(const std::string& port) {
@@ -62,66 +84,52 @@ std::string macForAddress(const std::string& dotted) {
     return buf;
 }
 
-std::string bondSetupCommands(const BondNic& n) {
+std::vector<Argv> bondSetupCommands(const BondNic& n) {
     if (n.ports.size() != 2) throw std::invalid_argument("a lab bond has exactly two ports");
     const std::string& p1 = n.ports[0];
     const std::string& p2 = n.ports[1];
-    std::string c = "set -e; ip link add " + n.bond + " type veth peer name bondpeer";
+    std::vector<Argv> c{{"ip", "link", "add", n.bond, "type", "veth", "peer", "name", "bondpeer"}};
     // One MAC for the bond and its ports, as a bond gives its slaves. IPv6 stays off: the
     // plan is IPv4, and link-local chatter would only add noise to the leaves' tables.
     for (const auto& d : {n.bond, std::string("bondpeer"), p1, p2}) {
-        c += "; sysctl -qw net.ipv6.conf." + d + ".disable_ipv6=1";
-        if (d != "bondpeer") c += "; ip link set " + d + " address " + n.mac;
+        c.push_back({"sysctl", "-qw", "net.ipv6.conf." + d + ".disable_ipv6=1"});
+        if (d != "bondpeer") c.push_back({"ip", "link", "set", d, "address", n.mac});
     }
-    c += "; ip link set bondpeer up; ip link set " + n.bond + " up";
-    c += "; ip addr add " + n.address + " dev " + n.bond;
+    c.push_back({"ip", "link", "set", "bondpeer", "up"});
+    c.push_back({"ip", "link", "set", n.bond, "up"});
+    c.push_back({"ip", "addr", "add", n.address, "dev", n.bond});
     if (!n.aggregate.empty())
-        c += "; ip route replace " + n.aggregate + " via " + n.gateway + " dev " + n.bond;
-    // Receive: a port's frames enter the bond.
-    for (const auto& p : {p1, p2}) {
-        c += "; tc qdisc replace dev " + p + " clsact; tc filter replace dev " + p +
-             " ingress pref 1 protocol all u32 match u32 0 0 action mirred ingress redirect dev " +
-             n.bond;
-    }
+        c.push_back({"ip", "route", "replace", n.aggregate, "via", n.gateway, "dev", n.bond});
+    for (const auto& p : {p1, p2}) addReceive(c, n, p);
     // Transmit: dual-send ARP first, then the flow hash (bondTransmitCommands).
-    c += "; tc qdisc replace dev " + n.bond + " clsact";
-    if (n.dualSendArp) {
-        c += "; tc filter add dev " + n.bond +
-             " egress pref 1 protocol arp u32 match u32 0 0 action mirred egress mirror dev " + p1 +
-             " action mirred egress redirect dev " + p2;
-    }
-    c += "; " + egressFilter(n, kHashPref, "bpf obj " + n.bpfObject + " sec classifier", p2);
-    c += "; " + egressFilter(n, kDefaultPref, "bpf obj " + n.bpfObject + " sec all", p1);
+    c.push_back({"tc", "qdisc", "replace", "dev", n.bond, "clsact"});
+    if (n.dualSendArp) c.push_back(dualSendArp(n));
+    c.push_back(egressFilter(n, kHashPref, "classifier", p2));
+    c.push_back(egressFilter(n, kDefaultPref, "all", p1));
     return c;
 }
 
-std::string bondRewireCommands(const BondNic& n) {
-    const std::string& p1 = n.ports[0];
-    const std::string& p2 = n.ports[1];
-    std::string c =
-        "ip link set " + p1 + " address " + n.mac + "; ip link set " + p2 + " address " + n.mac;
-    for (const auto& p : {p1, p2}) {
-        c += "; tc qdisc replace dev " + p + " clsact; tc filter replace dev " + p +
-             " ingress pref 1 protocol all u32 match u32 0 0 action mirred ingress redirect dev " +
-             n.bond;
-    }
+std::vector<Argv> bondRewireCommands(const BondNic& n) {
+    std::vector<Argv> c;
+    for (const auto& p : n.ports) c.push_back({"ip", "link", "set", p, "address", n.mac});
+    for (const auto& p : n.ports) addReceive(c, n, p);
     // The ARP filter is u32 (not replaceable by handle, see egressFilter): deleted, added.
     if (n.dualSendArp) {
-        c += "; tc filter del dev " + n.bond + " egress pref 1; tc filter add dev " + n.bond +
-             " egress pref 1 protocol arp u32 match u32 0 0 action mirred egress mirror dev " + p1 +
-             " action mirred egress redirect dev " + p2;
+        c.push_back({"tc", "filter", "del", "dev", n.bond, "egress", "pref", "1"});
+        c.push_back(dualSendArp(n));
     }
-    return c + "; " + bondTransmitCommands(n, true, true);
+    for (auto& t : bondTransmitCommands(n, true, true)) c.push_back(std::move(t));
+    return c;
 }
 
-std::string bondTransmitCommands(const BondNic& n, bool firstUp, bool secondUp) {
+std::vector<Argv> bondTransmitCommands(const BondNic& n, bool firstUp, bool secondUp) {
     const std::string& p1 = n.ports[0];
     const std::string& p2 = n.ports[1];
     std::string odd = secondUp ? p2 : firstUp ? p1 : "";
     std::string rest = firstUp ? p1 : secondUp ? p2 : "";
     // The BPF filter keeps its program and only changes where matches go.
-    return egressFilter(n, kHashPref, "bpf obj " + n.bpfObject + " sec classifier", odd) + "; " +
-           egressFilter(n, kDefaultPref, "bpf obj " + n.bpfObject + " sec all", rest);
+    return {egressFilter(n, kHashPref, "classifier", odd),
+            egressFilter(n, kDefaultPref, "all", rest)};
 }
 
 int runBondAgent(const BondNic& n) {
@@ -135,7 +143,7 @@ int runBondAgent(const BondNic& n) {
         return 71;
     }
     bool up1 = hasCarrier(n.ports[0]), up2 = hasCarrier(n.ports[1]);
-    sh("true; " + bondTransmitCommands(n, up1, up2));
+    runAll(bondTransmitCommands(n, up1, up2), false);
     std::array<char, 16384> buf{};
     while (!stopAgent) {
         pollfd p{fd, POLLIN, 0};
@@ -146,7 +154,7 @@ int runBondAgent(const BondNic& n) {
         if (now1 == up1 && now2 == up2) continue;
         up1 = now1;
         up2 = now2;
-        auto r = sh(bondTransmitCommands(n, up1, up2));
+        auto r = runAll(bondTransmitCommands(n, up1, up2), false);
         std::cout << "carrier " << n.ports[0] << (up1 ? " up" : " down") << ", " << n.ports[1]
                   << (up2 ? " up" : " down") << (r.rc == 0 ? "" : ": tc failed: " + r.err)
                   << std::endl;

@@ -21,19 +21,18 @@ Fabric::~Fabric() {
 
 void Fabric::addNode(const std::string& node) {
     const std::string n = ns(node);
-    sh("ip netns del " + n + " 2>/dev/null");  // left over from a crashed run
-    shOk("ip netns add " + n);
+    lab::run({"ip", "netns", "del", n});  // left over from a crashed run
+    lab::runOk({"ip", "netns", "add", n});
     nodes_.push_back(node);
     // txrehash=0: a Linux TCP sender otherwise picks a new flow hash after every
     // retransmission timeout, and veth carries that hash to the next namespace, where
     // multipath routing uses it instead of the headers. Flows would then leave a lossy
     // path by themselves; a switch ASIC hashes the headers, so the lab should too.
-    execOk(node,
-           "ip link set lo up && sysctl -qw net.ipv4.ip_forward=1 "
-           "net.ipv6.conf.all.forwarding=1 net.ipv6.conf.all.disable_ipv6=0 "
-           "net.ipv6.conf.default.disable_ipv6=0 net.ipv4.fib_multipath_hash_policy=1 "
-           "net.ipv6.fib_multipath_hash_policy=1 "
-           "net.core.txrehash=0");
+    runOk(node, {"ip", "link", "set", "lo", "up"});
+    runOk(node, {"sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1",
+                 "net.ipv6.conf.all.disable_ipv6=0", "net.ipv6.conf.default.disable_ipv6=0",
+                 "net.ipv4.fib_multipath_hash_policy=1", "net.ipv6.fib_multipath_hash_policy=1",
+                 "net.core.txrehash=0"});
 }
 
 void Fabric::link(const std::string& a, const std::string& ifA, const std::string& b,
@@ -42,18 +41,31 @@ void Fabric::link(const std::string& a, const std::string& ifA, const std::strin
     const std::string tmp = "t" + std::to_string(getpid()) + "-" + std::to_string(vethCounter_++);
     const std::string tmpA = tmp + "a";
     const std::string tmpB = tmp + "b";
-    shOk("ip link add " + tmpA + " type veth peer name " + tmpB);
-    shOk("ip link set " + tmpA + " netns " + ns(a) + " && ip link set " + tmpB + " netns " + ns(b));
-    execOk(a, "ip link set " + tmpA + " name " + ifA + " && ip link set " + ifA + " up");
-    execOk(b, "ip link set " + tmpB + " name " + ifB + " && ip link set " + ifB + " up");
+    lab::runOk({"ip", "link", "add", tmpA, "type", "veth", "peer", "name", tmpB});
+    lab::runOk({"ip", "link", "set", tmpA, "netns", ns(a)});
+    lab::runOk({"ip", "link", "set", tmpB, "netns", ns(b)});
+    runOk(a, {"ip", "link", "set", tmpA, "name", ifA});
+    runOk(a, {"ip", "link", "set", ifA, "up"});
+    runOk(b, {"ip", "link", "set", tmpB, "name", ifB});
+    runOk(b, {"ip", "link", "set", ifB, "up"});
 }
 
+// The namespace is an argument of its own: only `command`, which the caller wrote, is
+// read by bash.
 ShellResult Fabric::exec(const std::string& node, const std::string& command) const {
-    return sh("ip netns exec " + ns(node) + " bash -c '" + command + "'");
+    return lab::run(inNamespace(ns(node), {"bash", "-c", command}));
 }
 
 std::string Fabric::execOk(const std::string& node, const std::string& command) const {
-    return shOk("ip netns exec " + ns(node) + " bash -c '" + command + "'");
+    return lab::runOk(inNamespace(ns(node), {"bash", "-c", command}));
+}
+
+ShellResult Fabric::run(const std::string& node, const Argv& argv) const {
+    return lab::run(inNamespace(ns(node), argv));
+}
+
+std::string Fabric::runOk(const std::string& node, const Argv& argv) const {
+    return lab::runOk(inNamespace(ns(node), argv));
 }
 
 std::string Fabric::frrDir(const std::string& node) const {
@@ -64,7 +76,9 @@ void Fabric::startFrr(const std::string& node, const std::string& config) {
     const std::string n = ns(node);
     const std::string run = frrDir(node);
     const std::string etc = "/etc/frr/" + n;
-    shOk("mkdir -p " + run + " " + etc + " && chown frr:frr " + run + " " + etc);
+    std::filesystem::create_directories(run);
+    std::filesystem::create_directories(etc);
+    lab::runOk({"chown", "frr:frr", run, etc});
     {
         std::ofstream(etc + "/vtysh.conf") << "service integrated-vtysh-config\n";
         std::ofstream(run + "/frr.conf") << config;
@@ -76,16 +90,30 @@ void Fabric::startFrr(const std::string& node, const std::string& config) {
 void startFrrDaemons(const std::string& n, const std::vector<std::string>& daemons) {
     const std::string run = "/var/run/frr/" + n;
     for (const std::string& daemon : daemons) {
-        std::string extra = daemon == "zebra" ? " -s 90000000" : "";
         std::string sock = run + "/" + daemon + ".vty";
-        shOk("rm -f " + sock + " && ip netns exec " + n + " " + kFrrBin + "/" + daemon + " -d -N " +
-             n + " -F datacenter -f /dev/null -i " + run + "/" + daemon + ".pid --log file:" + run +
-             "/" + daemon + ".log -A 127.0.0.1" + extra);
+        std::error_code ec;
+        std::filesystem::remove(sock, ec);
+        Argv argv{std::string(kFrrBin) + "/" + daemon,
+                  "-d",
+                  "-N",
+                  n,
+                  "-F",
+                  "datacenter",
+                  "-f",
+                  "/dev/null",
+                  "-i",
+                  run + "/" + daemon + ".pid",
+                  "--log",
+                  "file:" + run + "/" + daemon + ".log",
+                  "-A",
+                  "127.0.0.1"};
+        if (daemon == "zebra") argv.insert(argv.end(), {"-s", "90000000"});
+        runOk(inNamespace(n, argv));
         // Each daemon is ready when its vty socket exists; zebra must be before bgpd.
         if (!waitUntil([sock] { return std::filesystem::exists(sock); }, std::chrono::seconds(10)))
             throw std::runtime_error("FRR " + daemon + " in " + n + " did not start");
     }
-    shOk("vtysh -N " + n + " -f " + run + "/frr.conf");
+    runOk({"vtysh", "-N", n, "-f", run + "/frr.conf"});
 }
 
 void stopFrrDaemons(const std::vector<std::string>& namespaces,
@@ -110,14 +138,19 @@ void stopFrrDaemons(const std::vector<std::string>& namespaces,
 }
 
 std::string Fabric::vtysh(const std::string& node, const std::string& command) const {
-    return sh("vtysh -N " + ns(node) + " -c '" + command + "'").out;
+    return lab::run({"vtysh", "-N", ns(node), "-c", command}).out;
 }
 
 void Fabric::stopFrr(const std::vector<std::string>& nodes) {
     std::vector<std::string> namespaces;
+    namespaces.reserve(nodes.size());
     for (const auto& node : nodes) namespaces.push_back(ns(node));
     stopFrrDaemons(namespaces, {"staticd", "bgpd", "zebra"}, SIGTERM);
-    for (const auto& node : nodes) sh("rm -rf " + frrDir(node) + " /etc/frr/" + ns(node));
+    for (const auto& node : nodes) {
+        std::error_code ec;
+        std::filesystem::remove_all(frrDir(node), ec);
+        std::filesystem::remove_all("/etc/frr/" + ns(node), ec);
+    }
 }
 
 void Fabric::teardown() {
@@ -125,8 +158,10 @@ void Fabric::teardown() {
     frrNodes_.clear();
     for (const auto& node : nodes_) {
         // Anything still running in the namespace (a daemon under test) goes with it.
-        sh("ip netns pids " + ns(node) + " 2>/dev/null | xargs -r kill -9");
-        sh("ip netns del " + ns(node));
+        std::istringstream pids(lab::run({"ip", "netns", "pids", ns(node)}).out);
+        for (pid_t pid; pids >> pid;)
+            if (pid > 0) ::kill(pid, SIGKILL);
+        lab::run({"ip", "netns", "del", ns(node)});
     }
     nodes_.clear();
 }
@@ -238,15 +273,15 @@ std::map<std::string, int> parseRouteWeights(const std::string& text) {
 
 void shapePort(Fabric& f, const std::string& node, const std::string& port, double mbit) {
     if (mbit <= 0) {
-        f.exec(node, "tc qdisc del dev " + port + " root 2>/dev/null");
+        f.run(node, {"tc", "qdisc", "del", "dev", port, "root"});
         return;
     }
     // burst: at least one 10 ms worth or 16 KB; queue limit: 50 ms of data.
     double bytesPerMs = mbit * 1000 / 8;
     auto burst = std::to_string(static_cast<long>(std::max(16000.0, bytesPerMs * 10)));
     auto limit = std::to_string(static_cast<long>(std::max(30000.0, bytesPerMs * 50)));
-    f.execOk(node, "tc qdisc replace dev " + port + " root tbf rate " + std::to_string(mbit) +
-                       "mbit burst " + burst + " limit " + limit);
+    f.runOk(node, {"tc", "qdisc", "replace", "dev", port, "root", "tbf", "rate",
+                   std::to_string(mbit) + "mbit", "burst", burst, "limit", limit});
 }
 
 }  // namespace twinrail::lab

@@ -23,7 +23,7 @@ namespace {
 
 std::vector<std::string> labNamespaces(const std::string& name) {
     std::vector<std::string> out;
-    std::istringstream in(sh("ip netns list").out);
+    std::istringstream in(run({"ip", "netns", "list"}).out);
     std::string line;
     const std::string prefix = PlanLab::nsPrefix(name);
     while (std::getline(in, line)) {
@@ -35,7 +35,7 @@ std::vector<std::string> labNamespaces(const std::string& name) {
 
 std::vector<pid_t> pidsIn(const std::string& ns) {
     std::vector<pid_t> out;
-    std::istringstream in(sh("ip netns pids " + ns).out);
+    std::istringstream in(run({"ip", "netns", "pids", ns}).out);
     for (pid_t p; in >> p;) out.push_back(p);
     return out;
 }
@@ -58,7 +58,7 @@ bool isPortName(const std::string& s) {
 // Every interface of a node but lo.
 std::vector<std::string> portsOf(const std::string& lab, const std::string& node) {
     std::vector<std::string> out;
-    std::istringstream in(inNode(lab, node, "ls /sys/class/net").out);
+    std::istringstream in(inNodeRun(lab, node, {"ls", "/sys/class/net"}).out);
     for (std::string n; in >> n;)
         if (n != "lo") out.push_back(n);
     return out;
@@ -84,7 +84,7 @@ std::vector<std::string> PlanLab::down(const std::string& name) {
     for (pid_t p : pids)
         if (alive(p)) kill(p, SIGKILL);
     if (!pids.empty()) done.push_back("stopped " + std::to_string(pids.size()) + " processes");
-    for (const auto& ns : namespaces) sh("ip netns del " + ns);
+    for (const auto& ns : namespaces) run({"ip", "netns", "del", ns});
     if (!namespaces.empty())
         done.push_back("removed " + std::to_string(namespaces.size()) + " namespaces");
     size_t dirs = 0;
@@ -109,9 +109,10 @@ void failNode(const std::string& lab, const std::string& target) {
     std::vector<std::string> ports =
         port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
     if (ports.empty()) throw std::runtime_error("no node " + node + " in lab " + lab);
-    std::string cmd = "true";
-    for (const auto& p : ports) cmd += " && ip link set " + p + " down";
-    auto r = inNode(lab, node, cmd);
+    std::vector<Argv> cmds;
+    cmds.reserve(ports.size());
+    for (const auto& p : ports) cmds.push_back({"ip", "link", "set", p, "down"});
+    auto r = inNodeAll(lab, node, cmds);
     if (r.rc != 0) throw std::runtime_error("cannot fail " + target + ": " + r.out);
 }
 
@@ -121,9 +122,10 @@ void restoreNode(const std::string& lab, const LabBinaries& bins, const std::str
         throw std::invalid_argument("\"" + target + "\" is not <node> or <node>:<port>");
     std::vector<std::string> ports =
         port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
-    std::string cmd = "true";
-    for (const auto& p : ports) cmd += " && ip link set " + p + " up";
-    auto r = inNode(lab, node, cmd);
+    std::vector<Argv> cmds;
+    cmds.reserve(ports.size());
+    for (const auto& p : ports) cmds.push_back({"ip", "link", "set", p, "up"});
+    auto r = inNodeAll(lab, node, cmds);
     if (r.rc != 0) throw std::runtime_error("cannot restore " + target + ": " + r.out);
     // Each NIC on a restored link announces itself on it, as a NIC does on link up.
     announceOn(lab, bins, PlanLab::loadPlan(lab), node, ports);
@@ -132,8 +134,9 @@ void restoreNode(const std::string& lab, const LabBinaries& bins, const std::str
 namespace {
 
 bool watchfrrRuns(const std::string& n) {
-    std::string pidFile = "/var/run/frr/" + n + "/watchfrr.pid";
-    return sh("test -f " + pidFile + " && kill -0 $(cat " + pidFile + ") 2>/dev/null").rc == 0;
+    std::ifstream in("/var/run/frr/" + n + "/watchfrr.pid");
+    pid_t pid = 0;
+    return in >> pid && pid > 0 && ::kill(pid, 0) == 0;
 }
 
 // FRR's init script reads the instance's daemons file and integrated config from
@@ -145,7 +148,9 @@ void writeInstanceFiles(const std::string& n) {
                                        "bgpd_options=\"-A 127.0.0.1\"\n"
                                        "staticd_options=\"-A 127.0.0.1\"\n"
                                        "frr_profile=\"datacenter\"\n";
-    shOk("cp /var/run/frr/" + n + "/frr.conf " + etc + "/frr.conf && chown -R frr:frr " + etc);
+    fs::copy_file("/var/run/frr/" + n + "/frr.conf", etc + "/frr.conf",
+                  fs::copy_options::overwrite_existing);
+    runOk({"chown", "-R", "frr:frr", etc});
 }
 
 }  // namespace
@@ -164,7 +169,7 @@ void restartFrr(const std::string& lab, const std::string& node, FrrRestart how)
             return;
         case FrrRestart::Clean:
             if (supervised) {
-                shOk("ip netns exec " + n + " /usr/lib/frr/frrinit.sh restart " + n);
+                runOk(inNamespace(n, {"/usr/lib/frr/frrinit.sh", "restart", n}));
                 return;
             }
             stopFrrDaemons({n}, {"staticd", "bgpd", "zebra"}, SIGTERM);
@@ -172,7 +177,7 @@ void restartFrr(const std::string& lab, const std::string& node, FrrRestart how)
             return;
         case FrrRestart::Service:
             writeInstanceFiles(n);
-            shOk("ip netns exec " + n + " /usr/lib/frr/frrinit.sh restart " + n);
+            runOk(inNamespace(n, {"/usr/lib/frr/frrinit.sh", "restart", n}));
             return;
     }
 }
@@ -199,18 +204,22 @@ void swapNicCables(const std::string& lab, const LabBinaries& bins, const std::s
     const std::string nsA = PlanLab::nsPrefix(lab) + nodeA;
     const std::string nsB = PlanLab::nsPrefix(lab) + nodeB;
     // Temporary names first: both ports may well be called port1.
-    shOk("ip -n " + nsA + " link set " + portA + " down && ip -n " + nsA + " link set " + portA +
-         " name xswpa && ip -n " + nsA + " link set xswpa netns " + nsB);
-    shOk("ip -n " + nsB + " link set " + portB + " down && ip -n " + nsB + " link set " + portB +
-         " name xswpb && ip -n " + nsB + " link set xswpb netns " + nsA);
-    shOk("ip -n " + nsA + " link set xswpb name " + portA + " && ip -n " + nsB +
-         " link set xswpa name " + portB);
+    runOk({"ip", "-n", nsA, "link", "set", portA, "down"});
+    runOk({"ip", "-n", nsA, "link", "set", portA, "name", "xswpa"});
+    runOk({"ip", "-n", nsA, "link", "set", "xswpa", "netns", nsB});
+    runOk({"ip", "-n", nsB, "link", "set", portB, "down"});
+    runOk({"ip", "-n", nsB, "link", "set", portB, "name", "xswpb"});
+    runOk({"ip", "-n", nsB, "link", "set", "xswpb", "netns", nsA});
+    runOk({"ip", "-n", nsA, "link", "set", "xswpb", "name", portA});
+    runOk({"ip", "-n", nsB, "link", "set", "xswpa", "name", portB});
     bool bonded = p.request.attach != plan::Attach::Routed;
     for (const auto& [node, srv, nic, port] :
          {std::tuple{nodeA, srvA, nicA, portA}, std::tuple{nodeB, srvB, nicB, portB}}) {
-        std::string cmd = "ip link set " + port + " up";
-        if (bonded) cmd = bondRewireCommands(bondNicFor(lab, p, *srv, *nic)) + "; " + cmd;
-        auto r = inNode(lab, node, cmd);
+        // As before with "; ": the rewiring is best effort, the port must come up.
+        std::vector<Argv> cmds;
+        if (bonded) cmds = bondRewireCommands(bondNicFor(lab, p, *srv, *nic));
+        cmds.push_back({"ip", "link", "set", port, "up"});
+        auto r = inNodeAll(lab, node, cmds, false);
         if (r.rc != 0) throw std::runtime_error("cannot rewire " + node + ": " + r.out);
         announceOn(lab, bins, p, node, {port});
     }
@@ -231,9 +240,9 @@ void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Pla
                 // A bonded NIC announces through its bond, whose dual-send sends the ARP on
                 // every port that has a link; a routed NIC on the port itself.
                 bool bonded = p.request.attach != plan::Attach::Routed;
-                auto a = inNode(lab, PlanLab::nicNode(srv, nic),
-                                bins.self + " announce " + (bonded ? "bond0" : np.name) + " " +
-                                    nic.address + " " + rs->gateway);
+                auto a = inNodeRun(
+                    lab, PlanLab::nicNode(srv, nic),
+                    {bins.self, "announce", bonded ? "bond0" : np.name, nic.address, rs->gateway});
                 if (a.rc != 0) throw std::runtime_error("announce failed: " + a.out);
                 if (bonded) break;  // once per NIC
             }

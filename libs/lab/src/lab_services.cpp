@@ -29,17 +29,39 @@ std::string readFile(const std::string& path) {
 
 // The daemons run as their systemd units run them (systemd/*.service): an unprivileged
 // user in group frrvty, no new privileges, and only the capabilities the unit grants.
-std::string leastPrivilege(Service s) {
+Argv leastPrivilege(Service s) {
     std::string caps = s == Service::Hostrouted ? "-all,+net_admin,+net_raw" : "-all";
-    return "setpriv --reuid=nobody --regid=nogroup --groups=frrvty --no-new-privs --inh-caps=" +
-           caps + " --ambient-caps=" + caps + " --bounding-set=" + caps + " -- ";
+    return {"setpriv",
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--groups=frrvty",
+            "--no-new-privs",
+            "--inh-caps=" + caps,
+            "--ambient-caps=" + caps,
+            "--bounding-set=" + caps,
+            "--"};
+}
+
+// A daemon started detached in the node's namespace, as its unit runs it: NOTIFY_SOCKET
+// set, least privilege, output appended to `log`; its pid (kept through ip netns exec,
+// env and setpriv, which all exec) written to `pidFile`. No shell anywhere.
+void startDetached(const std::string& lab, const std::string& node, const std::string& notify,
+                   Service privilege, const Argv& daemon, const std::string& log,
+                   const std::string& pidFile) {
+    Argv argv{"env", "NOTIFY_SOCKET=" + notify};
+    for (auto& a : leastPrivilege(privilege)) argv.push_back(std::move(a));
+    argv.insert(argv.end(), daemon.begin(), daemon.end());
+    pid_t pid = spawnDetached(inNamespace(PlanLab::nsPrefix(lab) + node, argv), log);
+    // Written whole, then renamed: a reader never sees a partial pid.
+    std::ofstream(pidFile + ".tmp") << pid << "\n";
+    fs::rename(pidFile + ".tmp", pidFile);
 }
 
 // Processes in the node whose name (comm) is one of `names`.
 std::vector<pid_t> pidsNamed(const std::string& lab, const std::string& node,
                              const std::vector<std::string>& names) {
     std::vector<pid_t> out;
-    std::istringstream in(sh("ip netns pids " + PlanLab::nsPrefix(lab) + node).out);
+    std::istringstream in(run({"ip", "netns", "pids", PlanLab::nsPrefix(lab) + node}).out);
     for (pid_t p; in >> p;) {
         std::string comm = readFile("/proc/" + std::to_string(p) + "/comm");
         for (const auto& n : names)
@@ -52,13 +74,13 @@ void startRedis(const std::string& lab, const std::string& node) {
     std::string d = PlanLab::stateDir(lab) + "/" + node;
     std::string sock = d + "/redis.sock";
     fs::remove(sock);
-    auto r = inNode(lab, node,
-                    "redis-server --port 0 --unixsocket " + sock +
-                        " --unixsocketperm 777 --save \"\" --appendonly no --daemonize yes --dir " +
-                        d + " --logfile " + d + "/redis.log --pidfile " + d + "/redis.pid");
+    auto r = inNodeRun(lab, node,
+                       {"redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm",
+                        "777", "--save", "", "--appendonly", "no", "--daemonize", "yes", "--dir", d,
+                        "--logfile", d + "/redis.log", "--pidfile", d + "/redis.pid"});
     auto up = [lab, node, sock] {
         return fs::exists(sock) &&
-               inNode(lab, node, "redis-cli -s " + sock + " ping").out == "PONG\n";
+               inNodeRun(lab, node, {"redis-cli", "-s", sock, "ping"}).out == "PONG\n";
     };
     if (r.rc != 0 || !waitUntil(up, 10s)) {
         throw std::runtime_error("redis-server on " + node + " did not start; see " + d +
@@ -75,17 +97,13 @@ void startDaemon(const std::string& lab, const LabBinaries& bins, const std::str
     NotifyListener ready(d + "/" + what + ".notify");
     std::string pidFile = d + "/" + what + ".pid";
     fs::remove(pidFile);
-    // The detached shell writes its own pid, which the daemon keeps through both execs.
-    inNode(lab, node,
-           "setsid -f bash -c \"echo \\$\\$ >" + pidFile + "; exec env NOTIFY_SOCKET=" +
-               ready.path() + " " + leastPrivilege(s) + bin + " --config " + d +
-               "/config_db.json --redis-socket " + d + "/redis.sock --frr-pathspace " +
-               PlanLab::nsPrefix(lab) + node + " >>" + log + " 2>&1 </dev/null\"");
+    startDetached(lab, node, ready.path(), s,
+                  {bin, "--config", d + "/config_db.json", "--redis-socket", d + "/redis.sock",
+                   "--frr-pathspace", PlanLab::nsPrefix(lab) + node},
+                  log, pidFile);
     auto alive = [pidFile] {
         if (!fs::exists(pidFile)) return true;  // not written yet
         std::string pid = readFile(pidFile);
-        // The shell creates the file before it writes it: an empty or partial line is a
-        // pid still being written, not a dead daemon.
         if (pid.find('\n') == std::string::npos) return true;
         std::string stat = readFile("/proc/" + pid.substr(0, pid.find('\n')) + "/stat");
         auto close = stat.rfind(')');
@@ -118,10 +136,8 @@ void startPlaneSteer(const std::string& lab, const std::string& node, const std:
     std::string pidFile = d + "/planesteer.pid";
     std::string log = d + "/planesteer.log";
     // Packet sockets and tc: CAP_NET_RAW and CAP_NET_ADMIN, as hostrouted's unit grants.
-    inNode(lab, node,
-           "setsid -f bash -c \"echo \\$\\$ >" + pidFile + "; exec env NOTIFY_SOCKET=" +
-               ready.path() + " " + leastPrivilege(Service::Hostrouted) + bin + " --config " + d +
-               "/planesteer.json >>" + log + " 2>&1 </dev/null\"");
+    startDetached(lab, node, ready.path(), Service::Hostrouted,
+                  {bin, "--config", d + "/planesteer.json"}, log, pidFile);
     if (!ready.waitReady(20s, [] { return true; }))
         throw std::runtime_error("planesteer on " + node + " did not start:\n" + readFile(log));
 }

@@ -17,7 +17,7 @@ using json = nlohmann::json;
 
 std::set<std::string> processesIn(const std::string& ns) {
     std::set<std::string> out;
-    std::istringstream in(sh("ip netns pids " + ns + " 2>/dev/null").out);
+    std::istringstream in(run({"ip", "netns", "pids", ns}).out);
     for (std::string pid; in >> pid;) {
         std::ifstream comm("/proc/" + pid + "/comm");
         std::string name;
@@ -27,7 +27,8 @@ std::set<std::string> processesIn(const std::string& ns) {
 }
 
 json bgpSessions(const std::string& ns) {
-    auto j = json::parse(sh("vtysh -N " + ns + " -c 'show bgp summary json'").out, nullptr, false);
+    auto j =
+        json::parse(run({"vtysh", "-N", ns, "-c", "show bgp summary json"}).out, nullptr, false);
     int up = 0, all = 0;
     if (!j.is_discarded() && j.contains("ipv4Unicast") && j["ipv4Unicast"].contains("peers")) {
         for (const auto& [peer, v] : j["ipv4Unicast"]["peers"].items()) {
@@ -65,8 +66,9 @@ json labStatus(const std::string& name) {
                  {"bgp", bgpSessions(ns)}};
         healthy = healthy && row["bgp"]["established"] == row["bgp"]["configured"];
         if (!sw.spine) {
-            row["host_routes"] =
-                lineCount(inNode(name, sw.name, "ip route show table 10 proto 201").out);
+            row["host_routes"] = lineCount(
+                inNodeRun(name, sw.name, {"ip", "route", "show", "table", "10", "proto", "201"})
+                    .out);
         }
         out["switches"].push_back(row);
     }

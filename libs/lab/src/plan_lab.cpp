@@ -120,9 +120,8 @@ void PlanLab::buildNamespaces() {
     }
     // As a switch ASIC does, a port that loses its link leaves every ECMP group at once.
     for (const auto& node : fabric.nodes()) {
-        fabric.execOk(node,
-                      "sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1 "
-                      "net.ipv4.conf.default.ignore_routes_with_linkdown=1");
+        fabric.runOk(node, {"sysctl", "-qw", "net.ipv4.conf.all.ignore_routes_with_linkdown=1",
+                            "net.ipv4.conf.default.ignore_routes_with_linkdown=1"});
     }
     addressSwitches();
     for (const auto& sw : plan_.switches) {
@@ -178,15 +177,11 @@ void PlanLab::linkNics(Fabric& fabric) {
 void PlanLab::buildEvpnLinks() {
     for (const auto& sw : plan_.switches) {
         if (sw.spine) continue;
-        auto cmds = plan::evpnLinkCommands(plan_, plan::evpnMhLeaf(plan_, sw), false);
-        // One line per command, joined for bash -c (no single quotes in them).
-        std::string joined;
-        for (size_t at = 0, nl = 0; at < cmds.size(); at = nl + 1) {
-            nl = cmds.find('\n', at);
-            if (nl == std::string::npos) nl = cmds.size();
-            if (nl > at) joined += (joined.empty() ? "" : "; ") + cmds.substr(at, nl - at);
-        }
-        if (auto res = inNode(name_, sw.name, joined); res.rc != 0) {
+        // The planner's links.sh, one argument vector per line, never through a shell:
+        // scriptCommands() refuses a line that would need one.
+        auto cmds =
+            scriptCommands(plan::evpnLinkCommands(plan_, plan::evpnMhLeaf(plan_, sw), false));
+        if (auto res = inNodeAll(name_, sw.name, cmds); res.rc != 0) {
             throw std::runtime_error("cannot build the EVPN-MH links of " + sw.name + ": " +
                                      res.out);
         }
@@ -195,7 +190,7 @@ void PlanLab::buildEvpnLinks() {
 
 void PlanLab::addressSwitches() {
     for (const auto& sw : plan_.switches) {
-        std::string cmd = "ip addr add " + sw.loopback + "/32 dev lo";
+        std::vector<Argv> cmds{{"ip", "addr", "add", sw.loopback + "/32", "dev", "lo"}};
         auto db = plan::configDb(plan_, sw);
         // evpn-mh: the SVIs are addressed by the link commands (buildEvpnLinks).
         if (db.contains("INTERFACE") && r().attach != plan::Attach::EvpnMh) {
@@ -203,16 +198,16 @@ void PlanLab::addressSwitches() {
                 auto bar = key.find('|');
                 // Every host port of a rail carries its gateway; the /32s make the routes.
                 if (bar != std::string::npos) {
-                    cmd += " && ip addr add " + key.substr(bar + 1) + " dev " + key.substr(0, bar) +
-                           " noprefixroute";
+                    cmds.push_back({"ip", "addr", "add", key.substr(bar + 1), "dev",
+                                    key.substr(0, bar), "noprefixroute"});
                 } else if (v.contains("mac_addr")) {
                     // The one gateway MAC of the bond attachment (as intfmgrd applies it).
-                    cmd += " && ip link set dev " + key + " address " +
-                           v["mac_addr"].get<std::string>();
+                    cmds.push_back({"ip", "link", "set", "dev", key, "address",
+                                    v["mac_addr"].get<std::string>()});
                 }
             }
         }
-        if (auto r = inNode(name_, sw.name, cmd); r.rc != 0)
+        if (auto r = inNodeAll(name_, sw.name, cmds); r.rc != 0)
             throw std::runtime_error("cannot address " + sw.name + ": " + r.out);
     }
 }
@@ -227,8 +222,9 @@ void PlanLab::addressNics() {
     // Routed: the NIC's address on its loopback, reachable through either port.
     for (const auto& srv : plan_.servers) {
         for (const auto& nic : srv.nics) {
-            if (inNode(name_, nicNode(srv, nic), "ip addr add " + nic.address + "/32 dev lo").rc !=
-                0)
+            if (inNodeRun(name_, nicNode(srv, nic),
+                          {"ip", "addr", "add", nic.address + "/32", "dev", "lo"})
+                    .rc != 0)
                 throw std::runtime_error("cannot address " + nicNode(srv, nic));
         }
     }
@@ -252,13 +248,13 @@ BondNic bondNicFor(const std::string& labName, const plan::Plan& p, const plan::
 void PlanLab::startBondNic(const plan::Server& srv, const plan::Nic& nic) {
     const std::string node = nicNode(srv, nic);
     BondNic b = bondNicFor(name_, plan_, srv, nic);
-    if (auto res = inNode(name_, node, bondSetupCommands(b)); res.rc != 0)
+    if (auto res = inNodeAll(name_, node, bondSetupCommands(b)); res.rc != 0)
         throw std::runtime_error("cannot build the bond of " + node + ": " + res.out);
     // The bond's miimon: follows the ports' carrier (see bond_nic.h).
     std::string log = dir_ + "/" + node + "-bond-agent.log";
-    inNode(name_, node,
-           "setsid -f " + bins_.self + " bond-agent " + b.bond + " " + b.ports[0] + " " +
-               b.ports[1] + " " + b.bpfObject + " >" + log + " 2>&1 </dev/null");
+    spawnDetached(inNamespace(ns(node), {bins_.self, "bond-agent", b.bond, b.ports[0], b.ports[1],
+                                         b.bpfObject}),
+                  log);
 }
 
 void PlanLab::startSwitch(const plan::Switch& sw) {
@@ -288,8 +284,24 @@ bool PlanLab::converged() const {
 }
 
 NodeResult inNode(const std::string& labName, const std::string& node, const std::string& command) {
-    auto r =
-        sh("ip netns exec " + PlanLab::nsPrefix(labName) + node + " bash -c '" + command + "'");
+    // The namespace is an argument of its own: only `command`, which the caller wrote, is
+    // read by bash.
+    auto r = run(inNamespace(PlanLab::nsPrefix(labName) + node, {"bash", "-c", command}));
+    return {r.rc, r.out + r.err};
+}
+
+NodeResult inNodeRun(const std::string& labName, const std::string& node, const Argv& argv) {
+    auto r = run(inNamespace(PlanLab::nsPrefix(labName) + node, argv));
+    return {r.rc, r.out + r.err};
+}
+
+NodeResult inNodeAll(const std::string& labName, const std::string& node,
+                     const std::vector<Argv>& commands, bool stopOnError) {
+    std::vector<Argv> inside;
+    inside.reserve(commands.size());
+    for (const auto& c : commands)
+        inside.push_back(inNamespace(PlanLab::nsPrefix(labName) + node, c));
+    auto r = runAll(inside, stopOnError);
     return {r.rc, r.out + r.err};
 }
 

@@ -14,7 +14,7 @@ namespace {
 // routes that originate its rail subnets).
 std::set<std::string> routedHosts(const std::string& lab, const std::string& node) {
     std::set<std::string> out;
-    std::istringstream in(inNode(lab, node, "ip route show").out);
+    std::istringstream in(inNodeRun(lab, node, {"ip", "route", "show"}).out);
     for (std::string line; std::getline(in, line);) {
         if (line.empty() || line[0] == ' ' || line[0] == '\t') continue;
         if (line.find("blackhole") != std::string::npos ||
@@ -62,7 +62,7 @@ std::vector<NicReach> fromNics(const std::string& lab, const plan::Plan& p) {
             NicReach r{PlanLab::nicNode(a, an), an.address};
             std::vector<std::string> ports;
             for (const auto& np : an.ports) ports.push_back(np.name);
-            auto routes = inNode(lab, r.node, "ip route show proto bgp").out;
+            auto routes = inNodeRun(lab, r.node, {"ip", "route", "show", "proto", "bgp"}).out;
             for (const auto& b : p.servers) {
                 for (const auto& bn : b.nics) {
                     if (&an == &bn) continue;

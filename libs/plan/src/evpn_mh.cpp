@@ -115,7 +115,9 @@ std::string evpnLinkCommands(const Plan& plan, const EvpnMhLeaf& leaf, bool bond
         // segments: a host on a shared ES is reached through the local port.
         c += "bridge link set dev " + b.vxlan + " learning off neigh_suppress on flood off\n";
         for (const auto& m : b.members) c += "ip link set " + m + " master " + b.bridge + "\n";
-        c += "sysctl -qw net.ipv4.conf." + b.bridge + ".arp_accept=1\n";
+        // No entries from gratuitous ARP: a host is learned from its own requests to the
+        // gateway, and one host's unsolicited claim cannot create another's entry.
+        c += "sysctl -qw net.ipv4.conf." + b.bridge + ".arp_accept=0\n";
         c += "ip addr add " + b.gateway + " dev " + b.bridge + " noprefixroute\n";
         c += "ip link set " + b.vxlan + " up\nip link set " + b.bridge + " up\n";
         for (const auto& m : b.members) c += "ip link set " + m + " up\n";

@@ -243,6 +243,23 @@ json configDb(const Plan& plan, const Switch& sw) {
                                       {"evpn_mh", "true"},
                                       {"evpn_peer", mh.peerAuxAddress},
                                       {"evpn_peer_interface", mh.auxPort}};
+        // Each NIC's address is bound to its rail's bridge, behind the ES bond of the port
+        // it is cabled to: hostrouted routes it nowhere else (binding_config.h).
+        for (const auto& srv : plan.servers) {
+            for (const auto& nic : srv.nics) {
+                for (const auto& np : nic.ports) {
+                    if (np.leaf != sw.name) continue;
+                    for (const auto& seg : mh.segments) {
+                        if (seg.port != np.leafPort) continue;
+                        for (const auto& b : mh.bridges) {
+                            if (b.rail != nic.rail) continue;
+                            db["HOSTROUTED_BINDING"][nic.address] = {{"ifname", b.bridge},
+                                                                     {"port", seg.bond}};
+                        }
+                    }
+                }
+            }
+        }
         for (const auto& b : mh.bridges) {
             db["HOSTROUTED_INTERFACE"][b.bridge] = json::object();
             db["INTERFACE"][b.bridge] = {{"mac_addr", plan.request.gatewayMac}};
@@ -254,6 +271,16 @@ json configDb(const Plan& plan, const Switch& sw) {
         return db;
     }
     db["HOSTROUTED"]["global"] = {{"ipv6", "false"}, {"proxy_arp", oneGateway ? "true" : "false"}};
+    // Every NIC address the plan puts behind one of this leaf's ports, bound to that port:
+    // hostrouted routes it nowhere else, and learns nothing else there (binding_config.h).
+    for (const auto& srv : plan.servers) {
+        for (const auto& nic : srv.nics) {
+            for (const auto& np : nic.ports) {
+                if (np.leaf == sw.name)
+                    db["HOSTROUTED_BINDING"][nic.address] = {{"ifname", np.leafPort}};
+            }
+        }
+    }
     for (const auto& p : sw.ports) {
         if (p.role != PortRole::Host) continue;
         db["HOSTROUTED_INTERFACE"][p.name] = json::object();
@@ -275,13 +302,26 @@ json configDb(const Plan& plan, const Switch& sw) {
 }
 
 json inventoryJson(const Plan& plan) {
+    // Per switch: how verify reaches its Redis ("socket", or "host" and "port"), "tls",
+    // the certificate's "server_name" and the ACL "user"; never a password (the
+    // inventory is not a secret: verify takes --redis-password-file). The default is the
+    // setup of docs/redis-acl.md: TLS on 6380 and the read-only user, as plain Redis on
+    // an address every server can route to lets anyone rewrite what verify reads.
     json inv{{"comment",
-              "each switch's Redis (STATE_DB) for twinrail verify: point host at the "
-              "switch's management address if its Redis does not listen on the "
-              "loopback"},
+              "each switch's Redis (STATE_DB) for twinrail verify: TLS port 6380 at the "
+              "loopback, read-only ACL user twinrail-verify (docs/redis-acl.md); point host "
+              "at the switch's management address if its Redis listens there, or give "
+              "\"socket\" instead of host/port. The password is never here: twinrail verify "
+              "--redis-password-file"},
              {"switches", json::object()}};
-    for (const auto& sw : plan.switches)
-        inv["switches"][sw.name] = {{"redis", {{"host", sw.loopback}, {"port", 6379}}}};
+    for (const auto& sw : plan.switches) {
+        inv["switches"][sw.name] = {{"redis",
+                                     {{"host", sw.loopback},
+                                      {"port", 6380},
+                                      {"tls", true},
+                                      {"server_name", sw.name},
+                                      {"user", "twinrail-verify"}}}};
+    }
     return inv;
 }
 

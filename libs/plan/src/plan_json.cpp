@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "twinrail/common/ip.h"
+#include "twinrail/common/names.h"
 #include "twinrail/plan/plan.h"
 
 namespace twinrail::plan {
@@ -92,6 +94,53 @@ T get(const json& obj, const std::string& key, const std::string& at) {
     }
 }
 
+// A name field: every name in a plan becomes a namespace, a directory, an interface, a
+// hostname in frr.conf or an argument of the lab's commands, so each must pass the one
+// grammar (twinrail/common/names.h) before anything uses it.
+std::string nameField(const json& obj, const std::string& key, const std::string& at,
+                      names::Kind kind) {
+    auto v = get<std::string>(obj, key, at);
+    if (auto why = names::check(v, kind)) {
+        throw FieldError(at + "." + key + ": " + std::string(names::kindName(kind)) + " \"" +
+                         names::printable(v) + "\" " + *why);
+    }
+    return v;
+}
+
+// An address or prefix field: it reaches `ip addr add` and frr.conf as it is written.
+std::string address(const json& obj, const std::string& key, const std::string& at, bool prefix) {
+    auto v = get<std::string>(obj, key, at);
+    auto slash = v.find('/');
+    bool ok = prefix == (slash != std::string::npos) &&
+              IpAddr::parse(std::string_view(v).substr(0, slash)).has_value();
+    if (ok && prefix) {
+        auto len = std::string_view(v).substr(slash + 1);
+        ok = !len.empty() && len.size() <= 3 &&
+             len.find_first_not_of("0123456789") == std::string_view::npos;
+    }
+    if (!ok) {
+        throw FieldError(at + "." + key + ": \"" + names::printable(v) + "\" is not " +
+                         (prefix ? "an address/length" : "an IP address"));
+    }
+    return v;
+}
+
+// A port's peer: a switch, or "<server>/<nic>" for a leaf's host port.
+std::string peerName(const json& obj, const std::string& at) {
+    auto v = get<std::string>(obj, "peer", at);
+    auto slash = v.find('/');
+    auto bad = slash == std::string::npos
+                   ? names::check(v, names::Kind::Node)
+                   : names::check(std::string_view(v).substr(0, slash), names::Kind::Node);
+    if (!bad && slash != std::string::npos)
+        bad = names::check(std::string_view(v).substr(slash + 1), names::Kind::Node);
+    if (bad) {
+        throw FieldError(at + ".peer: \"" + names::printable(v) +
+                         "\" is not <switch> or <server>/<nic>: " + *bad);
+    }
+    return v;
+}
+
 const json& array(const json& obj, const std::string& key, const std::string& at) {
     const json& v = field(obj, key, at);
     if (!v.is_array()) throw FieldError(at + "." + key + ": must be an array");
@@ -103,7 +152,7 @@ std::string idx(const std::string& at, const std::string& key, size_t i) {
 }
 
 SwitchModel readModel(const json& j, const std::string& at) {
-    return {get<std::string>(j, "name", at), get<int>(j, "ports", at),
+    return {nameField(j, "name", at, names::Kind::Node), get<int>(j, "ports", at),
             get<int>(j, "port_speed_gbps", at), get<std::vector<int>>(j, "breakouts", at)};
 }
 
@@ -122,16 +171,27 @@ Request readRequest(const json& j, const std::string& at) {
     if (j.contains("attach")) {
         auto name = get<std::string>(j, "attach", at);
         auto a = parseAttach(name);
-        if (!a) throw FieldError(at + ".attach: \"" + name + "\" is not bond, routed or evpn-mh");
+        if (!a) {
+            throw FieldError(at + ".attach: \"" + names::printable(name) +
+                             "\" is not bond, routed or evpn-mh");
+        }
         r.attach = *a;
         r.gatewayMac = get<std::string>(j, "gateway_mac", at);
+        // It reaches `ip link` and config_db.json as written; normalize() checks the rest.
+        if (r.gatewayMac.size() != 17 ||
+            r.gatewayMac.find_first_not_of("0123456789abcdefABCDEF:") != std::string::npos) {
+            throw FieldError(at + ".gateway_mac: \"" + names::printable(r.gatewayMac) +
+                             "\" is not a MAC address (xx:xx:xx:xx:xx:xx)");
+        }
     } else {
         r.attach = get<bool>(j, "host_bgp", at) ? Attach::Routed : Attach::Bond;
     }
     if (j.contains("lb")) {
         auto name = get<std::string>(j, "lb", at);
         auto lb = parseLb(name);
-        if (!lb) throw FieldError(at + ".lb: \"" + name + "\" is not ecmp or static");
+        if (!lb) {
+            throw FieldError(at + ".lb: \"" + names::printable(name) + "\" is not ecmp or static");
+        }
         r.lb = *lb;
     }
     return r;
@@ -140,34 +200,32 @@ Request readRequest(const json& j, const std::string& at) {
 PortRole readRole(const std::string& s, const std::string& at) {
     for (PortRole r : {PortRole::Host, PortRole::Uplink, PortRole::Downlink})
         if (s == roleName(r)) return r;
-    throw FieldError(at + ".role: \"" + s + "\" is not host, uplink or downlink");
+    throw FieldError(at + ".role: \"" + names::printable(s) + "\" is not host, uplink or downlink");
 }
 
 Switch readSwitch(const json& j, const std::string& at) {
     Switch sw;
-    sw.name = get<std::string>(j, "name", at);
+    sw.name = nameField(j, "name", at, names::Kind::Node);
     auto role = get<std::string>(j, "role", at);
     if (role != "leaf" && role != "spine") throw FieldError(at + ".role: not leaf or spine");
     sw.spine = role == "spine";
     sw.plane = get<int>(j, "plane", at);
     sw.index = get<int>(j, "index", at);
     sw.asn = get<uint32_t>(j, "asn", at);
-    sw.loopback = get<std::string>(j, "loopback", at);
+    sw.loopback = address(j, "loopback", at, false);
     sw.group = get<int>(j, "group", at);
     sw.rails = get<std::vector<int>>(j, "rails", at);
     const json& ports = array(j, "ports", at);
     for (size_t i = 0; i < ports.size(); ++i) {
         std::string pa = idx(at, "ports", i);
         SwitchPort p;
-        p.name = get<std::string>(ports[i], "name", pa);
-        if (p.name.empty() || p.name.size() > 15)
-            throw FieldError(pa + ".name: not an interface name");
+        p.name = nameField(ports[i], "name", pa, names::Kind::Interface);
         p.speedGbps = get<int>(ports[i], "speed_gbps", pa);
         p.role = readRole(get<std::string>(ports[i], "role", pa), pa);
-        p.peer = get<std::string>(ports[i], "peer", pa);
-        p.peerPort = get<std::string>(ports[i], "peer_port", pa);
+        p.peer = peerName(ports[i], pa);
+        p.peerPort = nameField(ports[i], "peer_port", pa, names::Kind::Interface);
         if (ports[i].contains("pinned_uplink"))
-            p.pinnedUplink = get<std::string>(ports[i], "pinned_uplink", pa);
+            p.pinnedUplink = nameField(ports[i], "pinned_uplink", pa, names::Kind::Interface);
         sw.ports.push_back(p);
     }
     return sw;
@@ -175,22 +233,22 @@ Switch readSwitch(const json& j, const std::string& at) {
 
 Server readServer(const json& j, const std::string& at) {
     Server s;
-    s.name = get<std::string>(j, "name", at);
+    s.name = nameField(j, "name", at, names::Kind::Node);
     s.group = get<int>(j, "group", at);
     const json& nics = array(j, "nics", at);
     for (size_t i = 0; i < nics.size(); ++i) {
         std::string na = idx(at, "nics", i);
         Nic nic;
-        nic.name = get<std::string>(nics[i], "name", na);
+        nic.name = nameField(nics[i], "name", na, names::Kind::Node);
         nic.rail = get<int>(nics[i], "rail", na);
-        nic.address = get<std::string>(nics[i], "address", na);
+        nic.address = address(nics[i], "address", na, false);
         const json& ports = array(nics[i], "ports", na);
         for (size_t k = 0; k < ports.size(); ++k) {
             std::string pa = idx(na, "ports", k);
-            nic.ports.push_back({get<std::string>(ports[k], "name", pa),
+            nic.ports.push_back({nameField(ports[k], "name", pa, names::Kind::Interface),
                                  get<int>(ports[k], "plane", pa),
-                                 get<std::string>(ports[k], "leaf", pa),
-                                 get<std::string>(ports[k], "leaf_port", pa)});
+                                 nameField(ports[k], "leaf", pa, names::Kind::Node),
+                                 nameField(ports[k], "leaf_port", pa, names::Kind::Interface)});
         }
         s.nics.push_back(std::move(nic));
     }
@@ -333,8 +391,8 @@ std::variant<Plan, SizingError> planFromJson(const json& j) {
             std::string at = idx("plan", "rail_subnets", i);
             p.subnets.push_back({get<int>(subnets[i], "group", at),
                                  get<int>(subnets[i], "rail", at),
-                                 get<std::string>(subnets[i], "prefix", at),
-                                 get<std::string>(subnets[i], "gateway", at)});
+                                 address(subnets[i], "prefix", at, true),
+                                 address(subnets[i], "gateway", at, false)});
         }
         const json& switches = array(j, "switches", "plan");
         for (size_t i = 0; i < switches.size(); ++i)

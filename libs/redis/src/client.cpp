@@ -6,11 +6,13 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 
 #include "twinrail/common/log.h"
+#include "twinrail/redis/auth.h"
 
 namespace twinrail::redis {
 
 std::string Endpoint::describe() const {
-    return unixSocket.empty() ? host + ":" + std::to_string(port) : "unix:" + unixSocket;
+    if (!unixSocket.empty()) return "unix:" + unixSocket;
+    return host + ":" + std::to_string(port) + (tls.enabled ? " (TLS)" : "");
 }
 
 // Bridges hiredis' event hooks to asio readiness waits on the connection's fd. The
@@ -136,6 +138,16 @@ void Client::stop() {
 }
 
 void Client::connect() {
+    if (endpoint_.tls.enabled) {
+        // The options refuse this already; a config that slips through is not retried.
+        if (!loggedTls_) {
+            log::error("redis ", name_, ": ", endpoint_.describe(),
+                       ": TLS is not supported by the daemons' Redis client; reach the "
+                       "switch-local Redis over its unix socket (--redis-socket)");
+            loggedTls_ = true;
+        }
+        return;
+    }
     redisAsyncContext* c = endpoint_.unixSocket.empty()
                                ? redisAsyncConnect(endpoint_.host.c_str(), endpoint_.port)
                                : redisAsyncConnectUnix(endpoint_.unixSocket.c_str());
@@ -161,12 +173,51 @@ void Client::connect() {
     c->ev.cleanup = &Adapter::cleanup;
     redisAsyncSetConnectCallback(c, &Client::connectCallback);
     redisAsyncSetDisconnectCallback(c, &Client::disconnectCallback);
-    // SELECT is queued first, so every command the owner sends lands in the right DB;
-    // the owner hears of the connection only when it has succeeded.
+    // AUTH, then SELECT, before anything else: the owner hears of the connection (and
+    // may send commands) only when both have succeeded, so every command lands in the
+    // right DB as the right user.
+    std::vector<std::string> auth = authCommand(endpoint_);
+    if (auth.empty()) return sendSelect();
+    std::vector<const char*> argv;
+    std::vector<size_t> lens;
+    for (const auto& a : auth) {
+        argv.push_back(a.c_str());
+        lens.push_back(a.size());
+    }
+    redisAsyncCommandArgv(c, &Client::authCallback, nullptr, static_cast<int>(auth.size()),
+                          argv.data(), lens.data());
+}
+
+void Client::sendSelect() {
+    if (ctx_ == nullptr) return;
     std::string dbArg = std::to_string(db_);
     const char* argv[] = {"SELECT", dbArg.c_str()};
     size_t lens[] = {6, dbArg.size()};
-    redisAsyncCommandArgv(c, &Client::selectCallback, nullptr, 2, argv, lens);
+    redisAsyncCommandArgv(ctx_, &Client::selectCallback, nullptr, 2, argv, lens);
+}
+
+void Client::authCallback(redisAsyncContext* ac, void* reply, void* /*privdata*/) {
+    auto* self = static_cast<Client*>(ac->data);
+    if (self == nullptr || reply == nullptr) return;  // stopping, or the connection went
+    self->handleAuth(valueFromReply(static_cast<redisReply*>(reply)));
+}
+
+void Client::handleAuth(const Value& reply) {
+    if (reply.isError() || reply.type != Value::Type::Status) {
+        return authFailed(
+            authFailure(endpoint_, reply.str.empty() ? "unexpected reply" : reply.str));
+    }
+    sendSelect();
+}
+
+void Client::authFailed(const std::string& what) {
+    // Logged once per distinct refusal: a wrong password retried every 2 s is one line,
+    // and a changed answer (the ACL was edited) is news.
+    if (what != loggedAuth_) {
+        log::error(what, "; retrying with backoff");
+        loggedAuth_ = what;
+    }
+    if (ctx_ != nullptr) redisAsyncDisconnect(ctx_);  // reconnects with backoff
 }
 
 void Client::selectCallback(redisAsyncContext* ac, void* reply, void* /*privdata*/) {
@@ -176,6 +227,11 @@ void Client::selectCallback(redisAsyncContext* ac, void* reply, void* /*privdata
 }
 
 void Client::handleSelected(const Value& reply) {
+    if (reply.isError() && isAuthError(reply.str)) {
+        return authFailed("redis at " + endpoint_.describe() + " refused SELECT " +
+                          std::to_string(db_) + " for user " + endpoint_.userName() + ": " +
+                          reply.str + " (check --redis-user/--redis-password-file and the ACL)");
+    }
     if (reply.isError() || reply.type != Value::Type::Status) {
         if (!loggedSelect_) {
             log::error("redis ", name_, ": ", endpoint_.describe(), " refused SELECT ", db_, ": ",
@@ -188,6 +244,8 @@ void Client::handleSelected(const Value& reply) {
     }
     connected_ = announced_ = true;
     loggedDown_ = loggedSelect_ = false;
+    loggedAuth_.clear();
+    lastError_.clear();
     backoff_ = std::chrono::milliseconds(100);
     log::info("redis ", name_, ": connected to ", endpoint_.describe(), " db ", db_);
     if (onConnected_) onConnected_();
@@ -206,8 +264,11 @@ void Client::connectCallback(const redisAsyncContext* ac, int status) {
     if (auto* self = static_cast<Client*>(ac->data)) self->handleConnect(status);
 }
 
-void Client::disconnectCallback(const redisAsyncContext* ac, int /*status*/) {
-    if (auto* self = static_cast<Client*>(ac->data)) self->handleDisconnect();
+void Client::disconnectCallback(const redisAsyncContext* ac, int status) {
+    auto* self = static_cast<Client*>(ac->data);
+    if (self == nullptr) return;
+    if (status != REDIS_OK && ac->c.err != 0) self->lastError_ = ac->c.errstr;
+    self->handleDisconnect();
 }
 
 void Client::handleConnect(int status) {
@@ -232,9 +293,9 @@ void Client::handleDisconnect() {
     ctx_ = nullptr;
     pending_ = 0;
     if (was) {
-        log::warning("redis ", name_,
-                     ": connection lost; routing continues, state will be "
-                     "republished on reconnect");
+        log::warning("redis ", name_, ": connection lost",
+                     lastError_.empty() ? "" : " (" + lastError_ + ")",
+                     "; routing continues, state will be republished on reconnect");
         if (onDisconnected_) onDisconnected_();
     }
     scheduleReconnect();
@@ -248,7 +309,9 @@ void Client::replyCallback(redisAsyncContext* ac, void* reply, void* privdata) {
     } else if (self != nullptr) {
         // The connection dropped with this command outstanding. hiredis runs these before
         // the disconnect callback: refuse new commands from here on, then tell the owner.
+        // hiredis has already set the reason (e.g. a NOPERM answer to PSUBSCRIBE).
         self->connected_ = false;
+        if (ac->c.err != 0) self->lastError_ = ac->c.errstr;
         if (pending->handler) pending->handler(Value::error(Value::kLost));
     }  // else: stop() or the destructor freed the context; the owner is not listening
     bool keep = pending->persistent && reply != nullptr && !(ac->c.flags & REDIS_FREEING);

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "twinrail/common/sysexits.h"
+#include "twinrail/redis/auth.h"
 
 namespace twinrail::service {
 namespace {
@@ -25,6 +26,10 @@ Redis:
   --redis-socket PATH    unix socket (default: from database_config.json, else TCP)
   --redis-host HOST      default 127.0.0.1
   --redis-port PORT      default 6379
+  --redis-user NAME      ACL user (default: the default user)
+  --redis-password-file PATH
+                         its password, read once at start; the file must not be
+                         readable by group or others (see docs/redis-acl.md)
   --db-config PATH       SONiC database_config.json
                          (default /var/run/redis/sonic-db/database_config.json)
   --no-state-db          do not publish state (implied by --config without --redis-*)
@@ -57,7 +62,7 @@ std::optional<int> parsePort(const std::string& v) {
 }
 
 ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
-    const ParsedArgs bad{std::nullopt, exitcode::kUsage};
+    ParsedArgs bad{std::nullopt, exitcode::kUsage};  // not const: returned by move
     CommonOptions o;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -77,9 +82,20 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
             o.checkFrr = false;
             continue;
         }
-        static const std::set<std::string> kValued = {
-            "--config",    "--redis-socket", "--redis-host",    "--redis-port",
-            "--db-config", "--vtysh",        "--frr-pathspace", "--log-level"};
+        if (a == "--redis-tls" || a == "--redis-ca" || a == "--redis-cert" || a == "--redis-key" ||
+            a == "--redis-sni") {
+            // Only the CLI's reader speaks TLS (hiredis 0.14 has none; see client.h).
+            std::cerr << spec.name << ": " << a
+                      << ": the daemons do not use TLS: they reach their switch-local Redis "
+                         "over its unix socket (--redis-socket, or database_config.json); "
+                         "use --redis-user/--redis-password-file for AUTH\n";
+            return ParsedArgs{std::nullopt, exitcode::kConfig};
+        }
+        static const std::set<std::string> kValued = {"--config",        "--redis-socket",
+                                                      "--redis-host",    "--redis-port",
+                                                      "--redis-user",    "--redis-password-file",
+                                                      "--db-config",     "--vtysh",
+                                                      "--frr-pathspace", "--log-level"};
         if (kValued.count(a) == 0) {
             std::cerr << spec.name << ": unknown option " << a << "\n" << usage(spec);
             return bad;
@@ -102,6 +118,14 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
                 return bad;
             }
             o.redis.port = *port, o.redisGiven = true;
+        } else if (a == "--redis-user") {
+            o.redis.user = v;
+        } else if (a == "--redis-password-file") {
+            // Read now, once: the daemon never re-opens it, and the secret stays off argv.
+            if (auto err = redis::readPasswordFile(v, o.redis.password)) {
+                std::cerr << spec.name << ": " << *err << "\n";
+                return ParsedArgs{std::nullopt, exitcode::kConfig};
+            }
         } else if (a == "--db-config") {
             o.dbConfig = v;
         } else if (a == "--vtysh") {
@@ -122,6 +146,10 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
             }
             o.level = it->second;
         }
+    }
+    if (!o.redis.user.empty() && o.redis.password.empty()) {
+        std::cerr << spec.name << ": --redis-user needs --redis-password-file\n";
+        return bad;
     }
     return ParsedArgs{o, exitcode::kOk};
 }

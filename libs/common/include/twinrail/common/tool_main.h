@@ -1,6 +1,7 @@
 // The shared shape of the command-line tools' main(): --help anywhere prints the usage,
-// a UsageError prints its message and the usage (64), a bad input (std::invalid_argument)
-// its message (65), anything else its message (70).
+// a UsageError prints its message and the usage (64), a refused config or plan file
+// (ConfigFileError) its message (78), a bad input (std::invalid_argument) its message (65),
+// anything else its message (70).
 #pragma once
 
 #include <exception>
@@ -14,6 +15,12 @@ namespace twinrail {
 
 struct UsageError {
     std::string message;
+};
+
+// A file the tool was given to follow (a plan) that it refuses: a name outside the
+// grammar, a field it cannot read. sysexits' EX_CONFIG, as the daemons' config errors.
+struct ConfigFileError : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 template <typename Body>
@@ -30,6 +37,9 @@ int toolMain(int argc, char** argv, const char* name, const char* usage, Body bo
     } catch (const UsageError& e) {
         std::cerr << name << ": " << e.message << "\n" << usage;
         return exitcode::kUsage;
+    } catch (const ConfigFileError& e) {
+        std::cerr << name << ": " << e.what() << "\n";
+        return exitcode::kConfig;
     } catch (const std::invalid_argument& e) {
         std::cerr << name << ": " << e.what() << "\n";
         return exitcode::kDataErr;

@@ -31,6 +31,7 @@ class DaemonVty {
     DaemonVty(const DaemonVty&) = delete;
     DaemonVty& operator=(const DaemonVty&) = delete;
 
+    // A command with a control character in it fails (asynchronously) without being sent.
     void command(std::string text, Done done);
     const std::string& socketPath() const { return path_; }
     size_t queued() const { return queue_.size(); }

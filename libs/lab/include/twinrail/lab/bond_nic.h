@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "twinrail/lab/shell.h"
+
 namespace twinrail::lab {
 
 struct BondNic {
@@ -35,16 +37,17 @@ struct BondNic {
 std::string_view bondHashObject();
 void writeBondHashObject(const std::string& path);
 
-// Shell commands (run inside the NIC's namespace) that turn its two ports into the bond.
-std::string bondSetupCommands(const BondNic& nic);
+// Commands (argument vectors, run in order inside the NIC's namespace, stopping at the
+// first failure) that turn its two ports into the bond.
+std::vector<Argv> bondSetupCommands(const BondNic& nic);
 
 // The tc commands that make bond0's egress follow which ports have carrier: both up, the
 // hash; one up, all of it there; none, nothing (dropped, as a bond with no slave).
-std::string bondTransmitCommands(const BondNic& nic, bool firstUp, bool secondUp);
+std::vector<Argv> bondTransmitCommands(const BondNic& nic, bool firstUp, bool secondUp);
 
 // After a port device was replaced (a cable moved to it): its MAC, its receive filter,
 // and bond0's filters that point at it again.
-std::string bondRewireCommands(const BondNic& nic);
+std::vector<Argv> bondRewireCommands(const BondNic& nic);
 
 // The bond agent's loop (twinrail-lab bond-agent, run detached in the NIC's namespace):
 // applies bondTransmitCommands on every carrier change of a port; returns when bond0 is

@@ -25,11 +25,16 @@ class Fabric {
     void addNode(const std::string& node);
     void link(const std::string& a, const std::string& ifA, const std::string& b,
               const std::string& ifB);
-    // Runs `command` inside the node's namespace.
+    // Runs `command` (a bash command line, written by the caller) inside the node's
+    // namespace. Never with names from a plan in it: run() takes those.
     ShellResult exec(const std::string& node, const std::string& command) const;
     std::string execOk(const std::string& node, const std::string& command) const;
+    // Runs `argv` inside the node's namespace, no shell.
+    ShellResult run(const std::string& node, const Argv& argv) const;
+    std::string runOk(const std::string& node, const Argv& argv) const;
 
     void startFrr(const std::string& node, const std::string& config);
+    // `command` goes to vtysh -c as one argument; vtysh runs each of its lines.
     std::string vtysh(const std::string& node, const std::string& command) const;
     std::string frrDir(const std::string& node) const;  // /var/run/frr/<ns>
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "twinrail/lab/shell.h"
 #include "twinrail/plan/plan.h"
 
 namespace twinrail::lab {
@@ -84,12 +85,19 @@ struct BondNic;
 BondNic bondNicFor(const std::string& labName, const plan::Plan& p, const plan::Server& srv,
                    const plan::Nic& nic);
 
-// Shell command run inside a lab node's namespace; returns its output (and rc).
+// A command run inside a lab node's namespace: its output (stdout, then stderr) and rc.
 struct NodeResult {
     int rc = -1;
     std::string out;
 };
+// `command` is a bash command line written by the caller (tests, the tour); never with
+// names or addresses from a plan in it: those go through inNodeRun/inNodeAll.
 NodeResult inNode(const std::string& labName, const std::string& node, const std::string& command);
+// No shell: `argv` as it is.
+NodeResult inNodeRun(const std::string& labName, const std::string& node, const Argv& argv);
+// Several, in order; with stopOnError the first failure ends it (as `set -e`).
+NodeResult inNodeAll(const std::string& labName, const std::string& node,
+                     const std::vector<Argv>& commands, bool stopOnError = true);
 
 // `<node>` or `<node>:<port>`: a whole switch (every port down, as a dead switch looks to
 // its neighbours) or one port, on a switch or a server NIC. restore brings it back and
@@ -136,8 +144,9 @@ void announceOn(const std::string& labName, const LabBinaries& bins, const plan:
                 const std::string& node, const std::vector<std::string>& ports);
 
 // Sends the NIC's "dual-send ARP": an ARP request for the gateway from the NIC's address,
-// out of one port. Runs inside the NIC's namespace (twinrail-lab announce ...).
+// out of one port. Runs inside the NIC's namespace (twinrail-lab announce ...). With
+// `reply`, an unsolicited ARP reply instead (what a spoofer may send; the trust tests do).
 bool sendArpAnnounce(const std::string& ifname, const std::string& source,
-                     const std::string& target, std::string& error);
+                     const std::string& target, std::string& error, bool reply = false);
 
 }  // namespace twinrail::lab

@@ -1,10 +1,19 @@
-// Shell helpers for the lab and the namespace tests: run a command line, capture its
-// output, and fail loudly with the command and its stderr.
+// Running commands for the lab and the namespace tests.
+//
+// The lab runs as root and builds what a plan file says, so nothing derived from a plan
+// ever goes through a shell: run()/runOk() take an argument vector, and a generated script
+// (the planner's links.sh) is split into argument vectors by scriptCommands(), which
+// refuses anything a shell would interpret. sh()/shOk() remain for command lines written
+// out in test and bench code, never for plan strings.
 #pragma once
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace twinrail::lab {
 
@@ -14,6 +23,35 @@ struct ShellResult {
     std::string err;
 };
 
+using Argv = std::vector<std::string>;
+
+// argv[0] is looked up in PATH; no shell, so no argument is ever interpreted.
+ShellResult run(const Argv& argv, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+// Throws std::runtime_error naming the command when it fails.
+std::string runOk(const Argv& argv, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+// The same command inside network namespace `ns` (`ip netns exec`, which execs it).
+Argv inNamespace(const std::string& ns, const Argv& argv);
+// Runs `commands` in order; with stopOnError (as `set -e`) the first failure ends it.
+// rc is that failure's, else the last command's; out holds every command's output.
+ShellResult runAll(const std::vector<Argv>& commands, bool stopOnError = true);
+// The command as one line, for messages (not for a shell).
+std::string describe(const Argv& argv);
+
+// The words of one line of a generated script, split at spaces. Throws
+// std::invalid_argument when the line holds anything but [A-Za-z0-9] and -_./:=,+@%
+// (quotes, $, `, ;, |, &, <, >, globs, backslashes, control characters...): such a line
+// needs a shell, and the lab has none.
+Argv scriptWords(std::string_view line);
+// Every command of a generated script, one per line; blank lines, comments ("#...") and
+// "set -e" (runAll stops at the first failure anyway) are skipped.
+std::vector<Argv> scriptCommands(std::string_view script);
+
+// Starts `argv` detached (its own session, reparented to init, as `setsid -f` does) with
+// stdin from /dev/null and stdout and stderr appended to `logPath`; returns its pid, which
+// is the daemon's when the command execs it (ip netns exec, env, setpriv all do).
+pid_t spawnDetached(const Argv& argv, const std::string& logPath);
+
+// A command line through /bin/bash -c: only for command lines written in test code.
 ShellResult sh(const std::string& command,
                std::chrono::milliseconds timeout = std::chrono::seconds(60));
 // Throws std::runtime_error naming the command when it fails.

@@ -5,7 +5,11 @@
 // Every accepted command completes: its handler gets the reply, or an error Value for
 // which connectionLost() is true when the connection drops first. Owners that count
 // outstanding replies can rely on that. After stop() no handler is called any more.
-// The connection counts as up only once SELECT of the configured DB has succeeded.
+// The connection counts as up only once AUTH (when the endpoint has a password) and
+// SELECT of the configured DB have succeeded. A refused AUTH is logged once per distinct
+// server answer and retried with the usual backoff (an operator may fix the ACL live).
+// This client speaks plain TCP or a unix socket only: TLS is for remote readers
+// (SyncReader); a daemon reaches its switch-local Redis over the unix socket.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -23,11 +27,24 @@ struct redisReply;
 
 namespace twinrail::redis {
 
+struct TlsOptions {
+    bool enabled = false;
+    std::string caFile;    // empty: the system's trust store
+    std::string certFile;  // client certificate (with keyFile), for tls-auth-clients
+    std::string keyFile;
+    std::string serverName;  // the name the certificate must carry; empty: the host
+};
+
 struct Endpoint {
     std::string unixSocket;  // preferred when set
     std::string host = "127.0.0.1";
     int port = 6379;
+    std::string user;      // ACL user; empty: "default" (AUTH with the password only)
+    std::string password;  // read from a password file; never logged, never on argv
+    TlsOptions tls;
+    // Where it is, for messages: never the password.
     std::string describe() const;
+    std::string userName() const { return user.empty() ? "default" : user; }
 };
 
 struct Value {
@@ -69,18 +86,24 @@ class Client {
     // handler stays registered and is called for every message.
     bool command(const std::vector<std::string>& args, ReplyHandler handler = {});
     size_t pendingReplies() const { return pending_; }
+    // Why the last connection ended (hiredis' text, e.g. a NOPERM reply), or "".
+    const std::string& lastError() const { return lastError_; }
 
   private:
     struct Adapter;
     void connect();
     void scheduleReconnect();
     void handleConnect(int status);
+    void sendSelect();
+    void handleAuth(const Value& reply);
     void handleSelected(const Value& reply);
+    void authFailed(const std::string& what);
     void handleDisconnect();
     static void connectCallback(const redisAsyncContext* ac, int status);
     static void disconnectCallback(const redisAsyncContext* ac, int status);
     static void replyCallback(redisAsyncContext* ac, void* reply, void* privdata);
     static void selectCallback(redisAsyncContext* ac, void* reply, void* privdata);
+    static void authCallback(redisAsyncContext* ac, void* reply, void* privdata);
 
     boost::asio::io_context& io_;
     Endpoint endpoint_;
@@ -92,6 +115,9 @@ class Client {
     bool stopping_ = false;
     bool loggedDown_ = false;
     bool loggedSelect_ = false;
+    bool loggedTls_ = false;
+    std::string loggedAuth_;  // the refusal last logged; "" once authenticated
+    std::string lastError_;
     size_t pending_ = 0;
     std::chrono::milliseconds backoff_{100};
     boost::asio::steady_timer reconnectTimer_;

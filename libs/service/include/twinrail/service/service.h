@@ -47,7 +47,8 @@ struct CommonOptions {
 
 struct ParsedArgs {
     std::optional<CommonOptions> options;  // empty: usage was printed (help, or a bad option)
-    int exitCode = 0;                      // when empty: 0 after --help, 64 after a bad option
+    int exitCode = 0;  // when empty: 0 after --help, 64 after a bad option, 78 after a
+                       // bad password file or a TLS option (daemons use no TLS)
 };
 ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv);
 
