@@ -430,6 +430,8 @@ void Daemon::publishStats() {
          std::to_string(p.sendErrors),
          "probe_malformed",
          std::to_string(p.malformed),
+         "probe_refused",
+         std::to_string(p.refused),
          "int_packets",
          std::to_string(i.packets),
          "int_bad",

@@ -59,6 +59,10 @@ std::optional<ProbeMessage> decodeProbe(std::span<const uint8_t> b) {
     return m;
 }
 
+bool trustedProbe(const in6_addr& source, bool probedPort) {
+    return probedPort && IN6_IS_ADDR_LINKLOCAL(&source);
+}
+
 LinkProber::LinkProber(boost::asio::io_context& io, uint16_t port) : port_(port) {
     fd_ = ::socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw std::runtime_error(std::string("probe socket: ") + std::strerror(errno));
@@ -165,6 +169,10 @@ void LinkProber::receive() {
                      : std::nullopt;
         if (!m) {
             ++stats_.malformed;
+            continue;
+        }
+        if (!trustedProbe(from.sin6_addr, levels_.count(ifindex) != 0)) {
+            ++stats_.refused;
             continue;
         }
         auto now = Clock::now();

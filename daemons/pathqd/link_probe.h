@@ -18,11 +18,13 @@
 // reply) | replier's receive time u64 (0 in probes) | reserved u32.
 #pragma once
 
+#include <netinet/in.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -47,7 +49,14 @@ struct ProbeStats {
     uint64_t replies = 0;
     uint64_t answered = 0;  // probes from neighbours we replied to
     uint64_t malformed = 0;
+    uint64_t refused = 0;  // not from a link-local neighbour on a port we probe
 };
+
+// Whether a probe or reply may be believed: from a link-local source (a router never
+// forwards one, so only a host on that link can send it) and on a port pathqd probes (a
+// fabric link; a server on a host port is never on one). Anything else could set a link's
+// latency or its peer's level from afar.
+bool trustedProbe(const in6_addr& source, bool probedPort);
 
 class LinkProber {
   public:

@@ -2,6 +2,8 @@
 // config each mode needs, the real servers' network config, and twinrail verify.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/server_config.h"
@@ -79,6 +81,34 @@ TEST(Attach, LeafConfigFollowsTheMode) {
     EXPECT_FALSE(r["INTERFACE"]["swp1"].contains("mac_addr"));
     EXPECT_NE(frrConfig(routed, sw(routed, "p1-leaf1")).find("neighbor HOSTS peer-group"),
               std::string::npos);
+}
+
+// Issue 18: every leaf binds exactly the NIC addresses the plan cables to it, each to its
+// port (the EVPN-MH form, bridge and ES bond, is in evpn_mh_plan_test), in every mode, and
+// hostrouted reads the binding back as the plan wrote it.
+TEST(Attach, LeavesBindEveryNicAddressToItsPort) {
+    for (Attach a : {Attach::Bond, Attach::Routed}) {
+        Plan p = labPlan(a);
+        size_t bound = 0;
+        for (const auto& leaf : p.switches) {
+            if (leaf.spine) continue;
+            auto db = configDb(p, leaf);
+            std::map<std::string, std::string> want;
+            for (const auto& srv : p.servers)
+                for (const auto& nic : srv.nics)
+                    for (const auto& np : nic.ports)
+                        if (np.leaf == leaf.name) want[nic.address] = np.leafPort;
+            ASSERT_FALSE(want.empty()) << leaf.name;
+            ASSERT_EQ(db["HOSTROUTED_BINDING"].size(), want.size()) << leaf.name;
+            for (const auto& [address, port] : want)
+                EXPECT_EQ(db["HOSTROUTED_BINDING"][address]["ifname"], port) << leaf.name;
+            bound += want.size();
+        }
+        // Each NIC is bound once per plane: on each of its leaves.
+        EXPECT_EQ(bound, p.servers.size() * p.servers[0].nics.size() * 2);
+    }
+    EXPECT_EQ(configDb(labPlan(), sw(labPlan(), "p1-leaf1"))["HOSTROUTED_BINDING"]["10.128.0.2"],
+              (nlohmann::json{{"ifname", "swp1"}}));
 }
 
 TEST(Attach, ServersGetABondPerNicAndDualSendArp) {

@@ -62,6 +62,20 @@ TEST(EvpnMhPlan, FrrConfigHasSegmentsAndAnEvpnOnlySessionOverAux) {
     EXPECT_TRUE(db["HOSTROUTED_INTERFACE"].contains("br-rail1"));
     EXPECT_FALSE(db["HOSTROUTED_INTERFACE"].contains("swp1"));
     EXPECT_TRUE(db["INTERFACE"].contains("br-rail1|" + mh.bridges[0].gateway));
+    // Each NIC's address is bound to its rail's bridge, behind the ES bond of its port.
+    for (const auto& seg : mh.segments) {
+        for (const auto& srv : p.servers) {
+            for (const auto& nic : srv.nics) {
+                for (const auto& np : nic.ports) {
+                    if (np.leaf != sw.name || np.leafPort != seg.port) continue;
+                    EXPECT_EQ(db["HOSTROUTED_BINDING"][nic.address]["ifname"],
+                              "br-rail" + std::to_string(nic.rail));
+                    EXPECT_EQ(db["HOSTROUTED_BINDING"][nic.address]["port"], seg.bond);
+                }
+            }
+        }
+    }
+    EXPECT_EQ(db["HOSTROUTED_BINDING"].size(), mh.segments.size());
     EXPECT_TRUE(has(cablingCsv(p), "aux,0,p1-leaf1,aux1,p2-leaf1,aux1,10\n"));
 }
 

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "frr_policy.h"
 #include "int_collector.h"
+#include "link_probe.h"
 #include "twinrail/telemetry/int_report.h"
 
 namespace twinrail::pathqd {
@@ -287,6 +288,46 @@ TEST(PathqdTrust, UdpReportsFromAnUnlistedSourceAreDroppedUnread) {
         << "refused " << c->stats().refused << ", wrong interface " << c->stats().refusedInterface;
     ASSERT_NE(c->latest("swp1"), nullptr);
     EXPECT_EQ(c->stats().refused, 1u);
+}
+
+// Link probes carry latency and the peer's level: a forged one from a routable source (here
+// ::1), or on a port pathqd does not probe, is refused before it sets either.
+TEST(PathqdTrust, ForgedLinkProbeFromARoutableSourceIsRefused) {
+    in6_addr linkLocal{}, global{};
+    ASSERT_EQ(inet_pton(AF_INET6, "fe80::1", &linkLocal), 1);
+    ASSERT_EQ(inet_pton(AF_INET6, "2001:db8::1", &global), 1);
+    EXPECT_TRUE(trustedProbe(linkLocal, true));
+    EXPECT_FALSE(trustedProbe(linkLocal, false));
+    EXPECT_FALSE(trustedProbe(global, true));
+
+    boost::asio::io_context io;
+    const auto port = static_cast<uint16_t>(40000 + getpid() % 20000);
+    LinkProber prober(io, port);
+    try {
+        prober.start();
+    } catch (const std::exception& e) {
+        GTEST_SKIP() << e.what();
+    }
+    const int lo = static_cast<int>(if_nametoindex("lo"));
+    prober.probe(lo, 3);  // lo is a probed port now (the multicast send itself may fail)
+    auto bytes = encodeProbe(ProbeMessage{2, 1, 7, 1, 2});  // a "reply": level 1, ~0 latency
+    int fd = ::socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in6 to{};
+    to.sin6_family = AF_INET6;
+    to.sin6_port = htons(port);
+    to.sin6_addr = in6addr_loopback;
+    auto n =
+        ::sendto(fd, bytes.data(), bytes.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+    ::close(fd);
+    ASSERT_EQ(n, static_cast<ssize_t>(bytes.size()));
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (prober.stats().refused == 0 && std::chrono::steady_clock::now() < until)
+        io.run_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(prober.stats().refused, 1u);
+    EXPECT_EQ(prober.stats().replies, 0u);
+    const auto* v = prober.view(lo);
+    EXPECT_TRUE(v == nullptr || (!v->rttSeconds && v->peerLevel == 0));
 }
 
 }  // namespace
