@@ -4,6 +4,7 @@
 #include <linux/neighbour.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 
 #include "daemon.h"
@@ -182,11 +183,20 @@ std::optional<redis::Fields> Daemon::claimRowFor(const std::string& key) const {
     auto ip = IpAddr::parse(key.substr(0, sep));
     if (!ip) return std::nullopt;
     const std::string ifname = key.substr(sep + 1);
-    for (const auto& k : claims_.keys()) {
-        if (k.first != *ip || portName(k.second) != ifname) continue;
-        return claimRow(*claims_.find(k), Clock::now(), std::chrono::system_clock::now());
+    for (const auto& [ifindex, port] : ports_) {
+        if (port.link.name != ifname) continue;
+        const RefusedClaim* c = claims_.find({*ip, ifindex});
+        if (c == nullptr) return std::nullopt;
+        return claimRow(*c, Clock::now(), std::chrono::system_clock::now());
     }
-    return std::nullopt;
+    // A port hostrouted has no name for is keyed by its ifindex (portName()).
+    int ifindex = 0;
+    auto [end, ec] = std::from_chars(ifname.data(), ifname.data() + ifname.size(), ifindex);
+    const RefusedClaim* c = ec == std::errc() && end == ifname.data() + ifname.size()
+                                ? claims_.find({*ip, ifindex})
+                                : nullptr;
+    if (c == nullptr) return std::nullopt;
+    return claimRow(*c, Clock::now(), std::chrono::system_clock::now());
 }
 
 std::vector<std::string> Daemon::allClaimKeys() const {

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <algorithm>
+#include <span>
 
 #include <cstring>
 #include <system_error>
@@ -31,6 +32,12 @@ int openPacketSocket(uint16_t ethertype) {
 // The sockets listen on ETH_P_ALL, so they see a frame before tc ingress does: a claim the
 // kernel ARP/ND guard drops (arp_guard.h) still reaches hostrouted, which records it.
 // A socket bound to one ethertype would only see what tc let through.
+void attachFilter(int fd, std::span<sock_filter> code, const char* what) {
+    sock_fprog prog{static_cast<unsigned short>(code.size()), code.data()};
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) != 0)
+        throw std::system_error(errno, std::generic_category(), what);
+}
+
 void attachArpFilter(int fd) {
     sock_filter code[] = {
         BPF_STMT(BPF_LD | BPF_H | BPF_ABS, static_cast<uint32_t>(SKF_AD_OFF + SKF_AD_PROTOCOL)),
@@ -38,9 +45,7 @@ void attachArpFilter(int fd) {
         BPF_STMT(BPF_RET | BPF_K, 0xffff),
         BPF_STMT(BPF_RET | BPF_K, 0),
     };
-    sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
-    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) != 0)
-        throw std::system_error(errno, std::generic_category(), "attach ARP filter");
+    attachFilter(fd, code, "attach ARP filter");
 }
 
 void attachNdFilter(int fd) {
@@ -57,9 +62,7 @@ void attachNdFilter(int fd) {
         BPF_STMT(BPF_RET | BPF_K, 0xffff),
         BPF_STMT(BPF_RET | BPF_K, 0),
     };
-    sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
-    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) != 0)
-        throw std::system_error(errno, std::generic_category(), "attach ND filter");
+    attachFilter(fd, code, "attach ND filter");
 }
 
 uint16_t icmp6Checksum(const uint8_t* src, const uint8_t* dst, const uint8_t* icmp, size_t len) {
