@@ -4,7 +4,7 @@
 //   show evpn es detail json                  the segments, with their state here
 // On a stock kernel this is the only place where a host that the ES peer learned is known:
 // zebra's sync install is refused by the kernel (FRR's NTF_E_MH_PEER_SYNC is a
-// Cumulus-kernel flag; see README, "EVPN multihoming"). Pure parsing, no I/O.
+// Cumulus-kernel flag; see docs/evpn-mh.md). Pure parsing, no I/O.
 #pragma once
 
 #include <cstdint>

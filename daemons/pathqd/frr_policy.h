@@ -2,7 +2,7 @@
 //
 // FRR 8.4 computes a path's multipath weight from the link-bandwidth value it
 // *received* on the wire; a value set by the receiver's own inbound route-map shows in
-// `show bgp` but does not change its weights (checked on this machine, README
+// `show bgp` but does not change its weights (checked on this machine, docs/pathqd.md,
 // "pathqd in FRR"). So both segments are applied on the spine, where they reach the leaf
 // on the wire:
 //  * inbound, per downlink (routes from leaf L): tag with this spine's egress level

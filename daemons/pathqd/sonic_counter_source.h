@@ -1,7 +1,7 @@
 // pathqd's counters on a SONiC switch: COUNTERS_DB, APPL_DB and STATE_DB read the way
 // SONiC's own tools read them (rules in sonic_rules.h), through the async redis::Client.
 //
-// Why it reads what it reads (README "pathqd: the SONiC source"):
+// Why it reads what it reads (docs/pathqd.md, "The SONiC source"):
 //  * Utilisation from COUNTERS:<port oid> SAI_PORT_STAT_IF_OUT_OCTETS, read every period,
 //    with the rate taken between the flex-counter polls that wrote them (PollClock infers
 //    when that was), not over the read interval: the rows move once per poll (1 s by

@@ -1,4 +1,4 @@
-// The README demo: a short tour of a running lab (host routes per plane, WCMP weights,
+// The demo (docs/demo.md): a short tour of a running lab (host routes per plane, WCMP weights,
 // STATE_DB, a leaf failure and a NIC port failure under traffic), in the plan's attachment.
 #pragma once
 

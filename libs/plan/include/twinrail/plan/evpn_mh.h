@@ -10,7 +10,7 @@
 //   * route targets set by hand, <plane-1 leaf's ASN>:<VNI> on both, since the pair's ASNs
 //     differ and auto-derived targets would too.
 // The bridge is VLAN-unaware: what FRR 8.4 supports and what the lab can build (these
-// kernels have no vlan_filtering); see README, "EVPN multihoming".
+// kernels have no vlan_filtering); see docs/evpn-mh.md.
 #pragma once
 
 #include <string>

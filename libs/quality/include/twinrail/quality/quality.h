@@ -1,7 +1,7 @@
 // Link quality: from measured signals to a damped, quantised level that is safe to put
 // into BGP. Pure code: time is passed in, nothing here does I/O.
 //
-// Why this shape (see README "pathqd: the quality model"):
+// Why this shape (see docs/pathqd.md, "The quality model"):
 //  * Weighted ECMP wants weights proportional to what each path can still carry, so the
 //    base of the value is the link's effective capacity (configured, link speed or
 //    shaper rate, whichever is lowest).
