@@ -12,6 +12,7 @@
 
 #include "twinrail/common/log.h"
 #include "twinrail/telemetry/int_report.h"
+#include "udp_receive.h"
 
 namespace twinrail::pathqd {
 namespace {
@@ -142,33 +143,14 @@ void IntCollector::receive() {
     // One byte more than the largest report we accept, so MSG_TRUNC shows oversize.
     std::array<uint8_t, telemetry::kMaxReportBytes + 1> buf{};
     for (int i = 0; i < 256; ++i) {
-        sockaddr_in6 from{};
-        std::array<char, CMSG_SPACE(sizeof(in6_pktinfo))> control{};
-        iovec iov{buf.data(), buf.size()};
-        msghdr msg{};
-        msg.msg_name = &from;
-        msg.msg_namelen = sizeof from;
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.data();
-        msg.msg_controllen = control.size();
-        ssize_t n = ::recvmsg(fd_, &msg, MSG_TRUNC);
-        if (n < 0) return;
-        int ifindex = 0;
-        for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-            if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-                in6_pktinfo info{};
-                std::memcpy(&info, CMSG_DATA(c), sizeof info);
-                ifindex = static_cast<int>(info.ipi6_ifindex);
-            }
-        }
-        // The sender as the kernel received it (IPv4 ones as ::ffff:a.b.c.d); anything
-        // else (no address) is refused by admit().
-        IpAddr source = msg.msg_namelen >= sizeof from && from.sin6_family == AF_INET6
-                            ? IpAddr::v6(from.sin6_addr.s6_addr)
-                            : IpAddr{};
+        auto d = receiveDatagram(fd_, buf);
+        if (!d) return;
+        // The sender as the kernel received it; anything else (no address) is refused by
+        // admit().
+        IpAddr source = d->hasSource ? IpAddr::v6(d->from.sin6_addr.s6_addr) : IpAddr{};
+        const int ifindex = d->ifindex;
         if (admit(source, ifindex) != IntVerdict::Accept) continue;  // before any parsing
-        size_t len = static_cast<size_t>(n);
+        const size_t len = d->length;
         if (len > buf.size()) {  // truncated by the kernel: the parser sees the full size
             ++stats_.packets;
             ++stats_.bad;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "twinrail/common/log.h"
+#include "udp_receive.h"
 
 namespace twinrail::pathqd {
 namespace {
@@ -144,28 +145,12 @@ void LinkProber::armRead() {
 void LinkProber::receive() {
     for (int i = 0; i < 256; ++i) {  // drain, bounded so one busy socket cannot starve the loop
         std::array<uint8_t, 64> buf{};
-        sockaddr_in6 from{};
-        std::array<char, CMSG_SPACE(sizeof(in6_pktinfo))> control{};
-        iovec iov{buf.data(), buf.size()};
-        msghdr msg{};
-        msg.msg_name = &from;
-        msg.msg_namelen = sizeof from;
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.data();
-        msg.msg_controllen = control.size();
-        ssize_t n = ::recvmsg(fd_, &msg, MSG_TRUNC);
-        if (n < 0) return;
-        int ifindex = static_cast<int>(from.sin6_scope_id);
-        for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-            if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-                in6_pktinfo info{};
-                std::memcpy(&info, CMSG_DATA(c), sizeof info);
-                ifindex = static_cast<int>(info.ipi6_ifindex);
-            }
-        }
-        auto m = n <= static_cast<ssize_t>(buf.size())
-                     ? decodeProbe(std::span<const uint8_t>(buf.data(), static_cast<size_t>(n)))
+        auto d = receiveDatagram(fd_, buf);
+        if (!d) return;
+        const int ifindex = d->ifindex;
+        const sockaddr_in6& from = d->from;
+        auto m = d->length <= buf.size()
+                     ? decodeProbe(std::span<const uint8_t>(buf.data(), d->length))
                      : std::nullopt;
         if (!m) {
             ++stats_.malformed;
