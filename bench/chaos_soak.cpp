@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -66,11 +67,11 @@ struct Soak {
         return from[std::uniform_int_distribution<size_t>(0, from.size() - 1)(rng)];
     }
     int between(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
-    std::string redis(const std::string& node, const std::string& args) {
-        return lab::inNode(kLab, node,
-                           "redis-cli -s " + lab::PlanLab::stateDir(kLab) + "/" + node +
-                               "/redis.sock -n 6 " + args)
-            .out;
+    std::string redis(const std::string& node, const lab::Argv& args) {
+        lab::Argv argv{"redis-cli", "-s", lab::PlanLab::stateDir(kLab) + "/" + node + "/redis.sock",
+                       "-n", "6"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return lab::inNodeRun(kLab, node, argv).out;
     }
 };
 
@@ -84,7 +85,7 @@ std::set<std::string> lines(const std::string& text) {
 
 std::set<std::string> pathqdRouteMaps(const std::string& spine) {
     auto cfg =
-        lab::sh("vtysh -N " + lab::PlanLab::nsPrefix(kLab) + spine + " -c 'show running-config'")
+        lab::run({"vtysh", "-N", lab::PlanLab::nsPrefix(kLab) + spine, "-c", "show running-config"})
             .out;
     std::set<std::string> out;
     for (const auto& l : lines(cfg))
@@ -103,11 +104,13 @@ std::vector<std::string> checkQuiet(Soak& s) {
         for (const auto& nic : srv.nics) planned.insert(nic.address);
     for (const auto& leaf : s.leaves) {
         std::set<std::string> table;
-        for (const auto& l : lines(lab::inNode(kLab, leaf, "ip route show table 10").out))
+        for (const auto& l :
+             lines(lab::inNodeRun(kLab, leaf, {"ip", "route", "show", "table", "10"}).out))
             table.insert(l.substr(0, l.find(' ')));
         std::set<std::string> state;
-        for (const auto& key : lines(s.redis(leaf, "--scan --pattern \"HOST_ROUTE_TABLE|*\""))) {
-            if (s.redis(leaf, "HGET \"" + key + "\" state") == "installed\n")
+        for (const auto& key :
+             lines(s.redis(leaf, {"--scan", "--pattern", "HOST_ROUTE_TABLE|*"}))) {
+            if (s.redis(leaf, {"HGET", key, "state"}) == "installed\n")
                 state.insert(key.substr(key.find('|') + 1));
         }
         if (table != state) bad.push_back(leaf + ": STATE_DB installed hosts differ from table 10");
@@ -119,12 +122,12 @@ std::vector<std::string> checkQuiet(Soak& s) {
     for (const auto& sw : s.plan.switches) {
         for (const auto& p : sw.ports) {
             if (p.role != plan::PortRole::Uplink) continue;
-            if (s.redis(sw.name, "EXISTS \"PATH_QUALITY_TABLE|" + p.name + "\"") != "1\n")
+            if (s.redis(sw.name, {"EXISTS", "PATH_QUALITY_TABLE|" + p.name}) != "1\n")
                 bad.push_back(sw.name + ": no PATH_QUALITY_TABLE row for " + p.name);
         }
         std::map<std::string, int> procs;
         std::istringstream in(
-            lab::sh("ip netns pids " + lab::PlanLab::nsPrefix(kLab) + sw.name).out);
+            lab::run({"ip", "netns", "pids", lab::PlanLab::nsPrefix(kLab) + sw.name}).out);
         for (std::string pid; in >> pid;) {
             std::ifstream comm("/proc/" + pid + "/comm");
             std::string name;
@@ -248,7 +251,8 @@ static int benchMain(int argc, char** argv) {
     auto initial = checkQuiet(s);
 
     std::string dir = "/tmp/trl-soak-pings";
-    lab::sh("rm -rf " + dir + " && mkdir -p " + dir);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
     std::vector<std::unique_ptr<lab::ChildProcess>> pingers;
     std::map<std::string, std::string> logs;
     for (const auto& a : s.plan.servers) {

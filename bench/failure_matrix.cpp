@@ -10,8 +10,11 @@
 // usage: failure_matrix TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [MODES] [PLANESTEER]
 //   MODES: comma-separated of bond, routed, bond+steer, evpn-mh (default: all four)
 //        failure_matrix --plot OUT.json   (draws the chart again from a result)
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -152,16 +155,20 @@ json detourGoodput(const lab::LabBinaries& bins) {
     json out;
     lab::failNode(kLab, "srv1-nic1:port1");
     std::this_thread::sleep_for(3s);
-    lab::inNode(kLab, "srv1-nic1", "iperf3 -s -D -p 5202 >/dev/null 2>&1");
+    lab::inNodeRun(kLab, "srv1-nic1", {"iperf3", "-s", "-D", "-p", "5202"});
     std::this_thread::sleep_for(500ms);
     for (const char* port : {"port1", "port2"}) {
-        lab::inNode(kLab, "srv1-nic2",
-                    std::string("tc filter add dev bond0 egress pref 5 protocol ip u32 match ip "
-                                "dst 10.128.0.2/32 action mirred egress redirect dev ") +
-                        port);
-        auto r =
-            lab::inNode(kLab, "srv1-nic2", "iperf3 -J -c 10.128.0.2 -B 10.128.1.2 -p 5202 -t 3");
-        lab::inNode(kLab, "srv1-nic2", "tc filter del dev bond0 egress pref 5");
+        lab::inNodeRun(kLab, "srv1-nic2",
+                       {"tc",     "filter", "add",    "dev",      "bond0",
+                        "egress", "pref",   "5",      "protocol", "ip",
+                        "u32",    "match",  "ip",     "dst",      "10.128.0.2/32",
+                        "action", "mirred", "egress", "redirect", "dev",
+                        port});
+        auto r = lab::inNodeRun(
+            kLab, "srv1-nic2",
+            {"iperf3", "-J", "-c", "10.128.0.2", "-B", "10.128.1.2", "-p", "5202", "-t", "3"});
+        lab::inNodeRun(kLab, "srv1-nic2",
+                       {"tc", "filter", "del", "dev", "bond0", "egress", "pref", "5"});
         auto j = json::parse(r.out, nullptr, false);
         double bps = j.is_discarded() ? 0 : j["end"]["sum_received"].value("bits_per_second", 0.0);
         out[std::string("plane") + port[4]] = {
@@ -172,6 +179,15 @@ json detourGoodput(const lab::LabBinaries& bins) {
     }
     lab::restoreNode(kLab, bins, "srv1-nic1:port1");
     return out;
+}
+
+// Whether `program` is an executable in PATH (what `command -v` answers, without a shell).
+bool onPath(const std::string& program) {
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+        if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+    return false;
 }
 
 // A gnuplot chart, two panels over the same events: each mode's p95 silence toward and
@@ -219,11 +235,11 @@ bool plot(const json& modes, const std::string& base) {
        << "plot for [c=" << 2 + n << ":" << 1 + 2 * n << "] '" << base
        << ".dat' using c:xtic(1) title columnheader(c)\nunset multiplot\n";
     gp.close();
-    if (lab::sh("command -v gnuplot").rc != 0) {
+    if (!onPath("gnuplot")) {
         std::cerr << "gnuplot not installed: " << base << ".png not drawn\n";
         return false;
     }
-    auto r = lab::sh("gnuplot " + base + ".gp");
+    auto r = lab::run({"gnuplot", base + ".gp"});
     if (r.rc != 0) {
         std::cerr << "gnuplot: " << r.err << "\n";
         return false;

@@ -59,7 +59,7 @@ int routeEvents(const std::string& node) {
         sockaddr_nl sa{};
         sa.nl_family = AF_NETLINK;
         sa.nl_groups = RTMGRP_IPV4_ROUTE;
-        ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+        (void)::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
         return fd;
     });
 }
@@ -91,8 +91,8 @@ json trials(int n, int& next, const std::string& ifname) {
     int spine = routeEvents("p1-spine1"), leaf = routeEvents("p1-leaf2");
     auto writer =
         inNamespace("p1-leaf1", [] { return std::make_unique<nl::KernelPolicyWriter>(); });
-    int ifindex =
-        std::stoi(lab::inNode(kLab, "p1-leaf1", "cat /sys/class/net/" + ifname + "/ifindex").out);
+    int ifindex = std::stoi(
+        lab::inNodeRun(kLab, "p1-leaf1", {"cat", "/sys/class/net/" + ifname + "/ifindex"}).out);
     for (int i = 0; i < n; ++i, ++next) {
         nl::KernelRoute r;
         r.dst = *twinrail::IpPrefix::parse("10.201." + std::to_string(next / 250) + "." +
@@ -126,8 +126,8 @@ json trials(int n, int& next, const std::string& ifname) {
 void zebraWorkQueue(const plan::Plan& p, int ms) {
     for (const auto& sw : p.switches) {
         if (sw.plane != 1) continue;
-        lab::shOk("vtysh -N " + lab::PlanLab::nsPrefix(kLab) + sw.name +
-                  " -c 'configure terminal' -c 'zebra work-queue " + std::to_string(ms) + "'");
+        lab::runOk({"vtysh", "-N", lab::PlanLab::nsPrefix(kLab) + sw.name, "-c",
+                    "configure terminal", "-c", "zebra work-queue " + std::to_string(ms)});
     }
 }
 

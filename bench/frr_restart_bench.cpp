@@ -28,7 +28,8 @@ namespace {
 constexpr const char* kLab = "frrb";
 
 bool routed(const std::string& node, const std::string& prefix, const char* must) {
-    return lab::inNode(kLab, node, "ip route show " + prefix).out.find(must) != std::string::npos;
+    return lab::inNodeRun(kLab, node, {"ip", "route", "show", prefix}).out.find(must) !=
+           std::string::npos;
 }
 
 double percentile(std::vector<double> v, double p) {

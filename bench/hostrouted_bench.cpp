@@ -58,10 +58,11 @@ class Bench {
         daemon_.stop();
         std::istringstream gc(savedGc_);
         int t1 = 128, t2 = 512, t3 = 1024;
-        if (gc >> t1 >> t2 >> t3)
-            lab::sh("sysctl -qw net.ipv4.neigh.default.gc_thresh1=" + std::to_string(t1) +
-                    " net.ipv4.neigh.default.gc_thresh2=" + std::to_string(t2) +
-                    " net.ipv4.neigh.default.gc_thresh3=" + std::to_string(t3));
+        if (gc >> t1 >> t2 >> t3) {
+            lab::run({"sysctl", "-qw", "net.ipv4.neigh.default.gc_thresh1=" + std::to_string(t1),
+                      "net.ipv4.neigh.default.gc_thresh2=" + std::to_string(t2),
+                      "net.ipv4.neigh.default.gc_thresh3=" + std::to_string(t3)});
+        }
         fabric_.teardown();
         std::filesystem::remove_all(dir_);
     }
@@ -71,24 +72,22 @@ class Bench {
         lab::buildMiniFabric(fabric_);
         // The neighbor table limits are machine-wide (not per namespace); raised for the
         // run and restored by the destructor.
-        savedGc_ = lab::shOk(
-            "sysctl -n net.ipv4.neigh.default.gc_thresh1 "
-            "net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3");
-        lab::shOk(
-            "sysctl -qw net.ipv4.neigh.default.gc_thresh1=300000 "
-            "net.ipv4.neigh.default.gc_thresh2=300000 "
-            "net.ipv4.neigh.default.gc_thresh3=300000");
-        fabric_.execOk("l1", "ip addr add 10.16.0.1/14 dev swp4");
-        fabric_.execOk("h3", "ip addr add 10.16.0.2/14 dev eth0");
-        h3Mac_ = fabric_.execOk("h3", "cat /sys/class/net/eth0/address");
-        h3Mac_.erase(h3Mac_.find_last_not_of("\n") + 1);
+        savedGc_ =
+            lab::runOk({"sysctl", "-n", "net.ipv4.neigh.default.gc_thresh1",
+                        "net.ipv4.neigh.default.gc_thresh2", "net.ipv4.neigh.default.gc_thresh3"});
+        lab::runOk({"sysctl", "-qw", "net.ipv4.neigh.default.gc_thresh1=300000",
+                    "net.ipv4.neigh.default.gc_thresh2=300000",
+                    "net.ipv4.neigh.default.gc_thresh3=300000"});
+        fabric_.runOk("l1", {"ip", "addr", "add", "10.16.0.1/14", "dev", "swp4"});
+        fabric_.runOk("h3", {"ip", "addr", "add", "10.16.0.2/14", "dev", "eth0"});
+        h3Mac_ = fabric_.runOk("h3", {"cat", "/sys/class/net/eth0/address"});
+        h3Mac_.erase(h3Mac_.find_last_not_of('\n') + 1);
         homeFd_ = open("/proc/self/ns/net", O_RDONLY);
         l1Fd_ = open(("/var/run/netns/" + fabric_.ns("l1")).c_str(), O_RDONLY);
         // The baseline needs FRR to import table 10 too (hostrouted adds this itself).
-        lab::shOk(
-            "vtysh -N " + fabric_.ns("l1") +
-            " -c 'configure terminal' -c 'ip import-table 10' "
-            "-c 'router bgp 65101' -c 'address-family ipv4 unicast' -c 'redistribute table 10'");
+        lab::runOk({"vtysh", "-N", fabric_.ns("l1"), "-c", "configure terminal", "-c",
+                    "ip import-table 10", "-c", "router bgp 65101", "-c",
+                    "address-family ipv4 unicast", "-c", "redistribute table 10"});
         l2Fd_ = open(("/var/run/netns/" + fabric_.ns("l2")).c_str(), O_RDONLY);
         nlohmann::json out;
         out["machine"] = {{"nproc", std::thread::hardware_concurrency()}};
@@ -174,15 +173,16 @@ class Bench {
 
     // The next measurement starts from an empty remote FIB.
     void clean() {
-        fabric_.exec("l1", "ip neigh flush dev swp4 nud all; ip route flush table 10");
+        fabric_.run("l1", {"ip", "neigh", "flush", "dev", "swp4", "nud", "all"});
+        fabric_.run("l1", {"ip", "route", "flush", "table", "10"});
         if (remoteDrained(60s)) return;
         // Seen at 100k: zebra misses some deletions of a mass flush and keeps advertising
         // routes that are gone from the table. Re-importing the table re-reads it.
         size_t stale = countRoutes(l2Fd_, RT_TABLE_MAIN, RTPROT_BGP);
         std::cerr << "zebra kept " << stale << " deleted routes after a flush; re-importing\n";
         zebraStaleAfterFlush_ = std::max(zebraStaleAfterFlush_, stale);
-        lab::shOk("vtysh -N " + fabric_.ns("l1") +
-                  " -c 'configure terminal' -c 'no ip import-table 10' -c 'ip import-table 10'");
+        lab::runOk({"vtysh", "-N", fabric_.ns("l1"), "-c", "configure terminal", "-c",
+                    "no ip import-table 10", "-c", "ip import-table 10"});
         if (!remoteDrained(120s)) throw std::runtime_error("remote FIB did not drain");
     }
 
@@ -190,7 +190,7 @@ class Bench {
         clean();
         writeBatch("routes.batch", n, "route add ", "/32 dev swp4 table 10 proto 201");
         auto t0 = Clock::now();
-        fabric_.execOk("l1", "ip -batch " + dir_ + "/routes.batch");
+        fabric_.runOk("l1", {"ip", "-batch", dir_ + "/routes.batch"});
         double table = secondsSince(t0);
         double remote = until(
             t0, static_cast<size_t>(n),
@@ -232,7 +232,7 @@ class Bench {
         clean();
         writeBatch("neigh.batch", n, "neigh add ", " lladdr " + h3Mac_ + " dev swp4 nud reachable");
         auto t0 = Clock::now();
-        fabric_.execOk("l1", "ip -batch " + dir_ + "/neigh.batch");
+        fabric_.runOk("l1", {"ip", "-batch", dir_ + "/neigh.batch"});
         return secondsSince(t0);
     }
 
@@ -255,7 +255,7 @@ class Bench {
         long cpu0 = cpuTicks();
         writeBatch("neigh.batch", n, "neigh add ", " lladdr " + h3Mac_ + " dev swp4 nud reachable");
         auto t0 = Clock::now();
-        fabric_.execOk("l1", "ip -batch " + dir_ + "/neigh.batch");
+        fabric_.runOk("l1", {"ip", "-batch", dir_ + "/neigh.batch"});
         double neighDone = secondsSince(t0);
         double table = until(
             t0, static_cast<size_t>(n), [this] { return countRoutes(l1Fd_, 10, 201); }, 300s);
@@ -278,7 +278,7 @@ class Bench {
     nlohmann::json latency(int samples) {
         clean();
         startDaemon("3");
-        int ifindex = std::stoi(fabric_.execOk("l1", "cat /sys/class/net/swp4/ifindex"));
+        int ifindex = std::stoi(fabric_.runOk("l1", {"cat", "/sys/class/net/swp4/ifindex"}));
         auto mac = *parseMac(h3Mac_);
         setns(l1Fd_, CLONE_NEWNET);
         int watch = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
@@ -287,7 +287,7 @@ class Bench {
         sockaddr_nl sa{};
         sa.nl_family = AF_NETLINK;
         sa.nl_groups = RTMGRP_IPV4_ROUTE;
-        bind(watch, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+        (void)bind(watch, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
         std::vector<double> us;
         std::vector<uint8_t> buf(1 << 16);
         for (int i = 0; i < samples; ++i) {
@@ -302,10 +302,11 @@ class Bench {
                 auto now = Clock::now();
                 int left = static_cast<int>(len);
                 for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data());
-                     left > 0 && NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+                     left > 0 && NLMSG_OK(h, static_cast<unsigned>(left));
+                     h = NLMSG_NEXT(h, left)) {
                     auto d = nl::decode(h);
                     if (auto* r = std::get_if<nl::RouteMsg>(&d);
-                        r && r->route.table == 10 && r->route.dst == ip)
+                        r && r->route.table == 10u && r->route.dst == ip)
                         t1 = now;
                 }
             }
@@ -370,10 +371,10 @@ class Bench {
         clean();
         // Live hosts: h3 owns every address, so each probe gets a real ARP reply.
         writeBatch("addr.batch", n, "addr add ", "/14 dev eth0");
-        fabric_.execOk("h3", "ip -batch " + dir_ + "/addr.batch");
+        fabric_.runOk("h3", {"ip", "-batch", dir_ + "/addr.batch"});
         startDaemon("3");
         writeBatch("neigh.batch", n, "neigh add ", " lladdr " + h3Mac_ + " dev swp4 nud stale");
-        fabric_.execOk("l1", "ip -batch " + dir_ + "/neigh.batch");
+        fabric_.runOk("l1", {"ip", "-batch", dir_ + "/neigh.batch"});
         std::this_thread::sleep_for(12s);  // past one holdtime: every host has been probed
         size_t routesBefore = countRoutes(l1Fd_, 10, 201);
         long c0 = cpuTicks();

@@ -17,13 +17,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "bench_util.h"
 #include "twinrail/lab/plan_lab.h"
+#include "twinrail/lab/process.h"
 #include "twinrail/lab/shell.h"
 
 namespace lab = twinrail::lab;
@@ -60,10 +63,10 @@ struct Bench {
     }
 
     void shape(const std::string& node, const std::string& port, double mbit) const {
-        lab::inNode(kLab, node,
-                    "tc qdisc replace dev " + port + " root tbf rate " +
-                        std::to_string(static_cast<int>(mbit * 1000)) +
-                        "kbit burst 32kb latency 100ms");
+        lab::inNodeRun(kLab, node,
+                       {"tc", "qdisc", "replace", "dev", port, "root", "tbf", "rate",
+                        std::to_string(static_cast<int>(mbit * 1000)) + "kbit", "burst", "32kb",
+                        "latency", "100ms"});
     }
 
     void setUp() {
@@ -87,15 +90,16 @@ struct Bench {
             }
         }
         // pathqd's levels in the lab's scale: 100 Mbit/s is a full link.
-        for (const auto* sw : plane1())
+        for (const auto* sw : plane1()) {
             editConfig(sw->name, [](json& cfg) {
                 cfg["PATHQD"]["global"]["reference_mbps"] = "100";
                 cfg["PATHQD"]["global"]["min_hold_ms"] = "2000";
                 cfg["PATHQD"]["global"]["raise_hold_ms"] = "5000";
             });
+        }
         for (const auto* sw : plane1()) signalService(sw->name, lab::Service::Pathqd, SIGHUP);
         for (const auto& r : receivers)
-            lab::inNode(kLab, r, "iperf3 -s -D -p 5201 >/dev/null 2>&1");
+            lab::inNodeRun(kLab, r, {"iperf3", "-s", "-D", "-p", "5201"});
     }
 
     template <typename F>
@@ -116,12 +120,13 @@ struct Bench {
     void mode(bool pins, bool pathqd) const {
         for (const auto* sw : plane1()) {
             if (!sw->spine) {
-                editConfig(sw->name, [this, sw, pins](json& cfg) {
+                editConfig(sw->name, [sw, pins](json& cfg) {
                     cfg.erase("UPLINK_PIN");
                     if (!pins) return;
-                    for (const auto& port : sw->ports)
+                    for (const auto& port : sw->ports) {
                         if (port.role == plan::PortRole::Host)
                             cfg["UPLINK_PIN"][port.name] = {{"uplink", port.pinnedUplink}};
+                    }
                 });
                 signalService(sw->name, lab::Service::Hostrouted, SIGHUP);
             }
@@ -140,28 +145,59 @@ struct Bench {
     // they are detached here: no link-bandwidth anywhere, FRR's plain multipath. pathqd
     // attaches them again when it starts.
     void detachPathqd(const plan::Switch& sw) const {
-        std::string cmd = "vtysh -N " + lab::PlanLab::nsPrefix(kLab) + sw.name +
-                          " -d bgpd -c \"configure terminal\" -c \"router bgp " +
-                          std::to_string(sw.asn) + "\"";
+        lab::Argv argv{"vtysh",
+                       "-N",
+                       lab::PlanLab::nsPrefix(kLab) + sw.name,
+                       "-d",
+                       "bgpd",
+                       "-c",
+                       "configure terminal",
+                       "-c",
+                       "router bgp " + std::to_string(sw.asn)};
         for (const char* af : {"ipv4", "ipv6"}) {
-            cmd += std::string(" -c \"address-family ") + af + " unicast\"";
+            argv.insert(argv.end(), {"-c", std::string("address-family ") + af + " unicast"});
             for (const auto& port : sw.ports) {
-                cmd += " -c \"no neighbor " + port.name + " route-map TWINRAIL-PQ-IN-" + port.name +
-                       " in\" -c \"no neighbor " + port.name + " route-map TWINRAIL-PQ-OUT-" +
-                       port.name + " out\"";
+                argv.insert(argv.end(), {"-c",
+                                         "no neighbor " + port.name + " route-map TWINRAIL-PQ-IN-" +
+                                             port.name + " in",
+                                         "-c",
+                                         "no neighbor " + port.name +
+                                             " route-map TWINRAIL-PQ-OUT-" + port.name + " out"});
             }
-            cmd += " -c exit-address-family";
+            argv.insert(argv.end(), {"-c", "exit-address-family"});
         }
-        cmd += " -c end -c \"clear bgp ipv4 unicast * soft\" -c \"clear bgp ipv6 unicast * soft\"";
-        lab::sh(cmd, 60s);
+        argv.insert(argv.end(), {"-c", "end", "-c", "clear bgp ipv4 unicast * soft", "-c",
+                                 "clear bgp ipv6 unicast * soft"});
+        lab::run(argv, 60s);
     }
 
     std::map<std::string, double> uplinkBytes() const {
         std::map<std::string, double> out;
-        for (const auto& u : uplinks)
-            out[u] = std::stod(
-                lab::inNode(kLab, "p1-leaf1", "cat /sys/class/net/" + u + "/statistics/tx_bytes")
-                    .out);
+        for (const auto& u : uplinks) {
+            out[u] =
+                std::stod(lab::inNodeRun(kLab, "p1-leaf1",
+                                         {"cat", "/sys/class/net/" + u + "/statistics/tx_bytes"})
+                              .out);
+        }
+        return out;
+    }
+
+    // Each UPLINK_PIN_TABLE row of the Redis at `sock`: "<key> <uplink> <state> <routes_v4>
+    // <reason>", one a line.
+    static std::string pins(const std::string& sock) {
+        std::string out;
+        std::istringstream keys(lab::run({"redis-cli", "-s", sock, "-n", "6", "--scan", "--pattern",
+                                          "UPLINK_PIN_TABLE|*"})
+                                    .out);
+        for (std::string key; std::getline(keys, key);) {
+            std::istringstream fields(lab::run({"redis-cli", "-s", sock, "-n", "6", "HMGET", key,
+                                                "uplink", "state", "routes_v4", "reason"})
+                                          .out);
+            out += key;
+            for (std::string f; std::getline(fields, f);)
+                if (!f.empty()) out += " " + f;
+            out += "\n";
+        }
         return out;
     }
 
@@ -169,17 +205,28 @@ struct Bench {
     json job(int streams) const {
         auto before = uplinkBytes();
         std::vector<std::string> files;
-        std::string cmd;
-        for (size_t i = 0; i < senders.size(); ++i) {
-            std::string dst = address.at(receivers[(i + 1) % receivers.size()]);
-            std::string file = "/tmp/" + std::string(kLab) + "-job" + std::to_string(i) + ".json";
-            files.push_back(file);
-            cmd += "ip netns exec " + lab::PlanLab::nsPrefix(kLab) + senders[i] + " iperf3 -J -c " +
-                   dst + " -p 5201 -P " + std::to_string(streams) + " -n " +
-                   std::to_string(kBytes) + " >" + file + " 2>&1 & ";  // -n: all streams
-        }
         auto t0 = Clock::now();
-        lab::sh(cmd + "wait", 120s);
+        {
+            // Every sender at once, each iperf3's report (and errors) in its own file.
+            std::vector<lab::ChildProcess> clients;
+            for (size_t i = 0; i < senders.size(); ++i) {
+                std::string dst = address.at(receivers[(i + 1) % receivers.size()]);
+                std::string file =
+                    "/tmp/" + std::string(kLab) + "-job" + std::to_string(i) + ".json";
+                files.push_back(file);
+                std::remove(file.c_str());
+                clients.emplace_back(lab::inNamespace(lab::PlanLab::nsPrefix(kLab) + senders[i],
+                                                      {"iperf3", "-J", "-c", dst, "-p", "5201",
+                                                       "-P", std::to_string(streams), "-n",
+                                                       std::to_string(kBytes)}),  // -n: all streams
+                                     file);
+            }
+            auto deadline = Clock::now() + 120s;
+            for (auto& c : clients) {
+                c.wait(std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::max(Clock::duration::zero(), deadline - Clock::now())));
+            }
+        }  // any still running is stopped
         double job = std::chrono::duration<double>(Clock::now() - t0).count();
         auto after = uplinkBytes();
         double most = 0, sum = 0;
@@ -217,21 +264,18 @@ struct Bench {
         }
         double total = static_cast<double>(kBytes) * 8 * static_cast<double>(senders.size());
         std::string sock = lab::PlanLab::stateDir(kLab) + "/p1-leaf1/redis.sock";
-        json out{{"mode", name},
-                 {"samples", samples},
-                 {"p1_leaf1_rules", lab::inNode(kLab, "p1-leaf1", "ip rule show pref 1000").out},
-                 {"p1_leaf1_pins",
-                  lab::inNode(kLab, "p1-leaf1",
-                              "for k in $(redis-cli -s " + sock +
-                                  " -n 6 --scan --pattern \"UPLINK_PIN_TABLE|*\"); do echo $k "
-                                  "$(redis-cli -s " +
-                                  sock + " -n 6 HMGET $k uplink state routes_v4 reason); done")
-                      .out},
-                 {"p1_leaf1_route_to_first_receiver",
-                  lab::inNode(kLab, "p1-leaf1", "ip route show " + address.at(receivers[1])).out},
-                 {"median_job_s", median(jobs)},
-                 {"median_goodput_mbps", total / median(jobs) / 1e6},
-                 {"median_load_max_over_mean", median(loads)}};
+        json out{
+            {"mode", name},
+            {"samples", samples},
+            {"p1_leaf1_rules",
+             lab::inNodeRun(kLab, "p1-leaf1", {"ip", "rule", "show", "pref", "1000"}).out},
+            {"p1_leaf1_pins", pins(sock)},
+            {"p1_leaf1_route_to_first_receiver",
+             lab::inNodeRun(kLab, "p1-leaf1", {"ip", "route", "show", address.at(receivers[1])})
+                 .out},
+            {"median_job_s", median(jobs)},
+            {"median_goodput_mbps", total / median(jobs) / 1e6},
+            {"median_load_max_over_mean", median(loads)}};
         std::cout << name << ": " << out["median_job_s"] << " s, load max/mean "
                   << out["median_load_max_over_mean"] << "\n";
         return out;
@@ -266,7 +310,7 @@ void plot(const json& out, const std::string& base) {
        << "plot '" << base << ".dat' using 2:xtic(1) title 'permutation: ideal / job time', "
        << "'' using 3 title 'one spine path at 1/4: goodput / max-flow'\n";
     gp.close();
-    lab::sh("gnuplot " + base + ".gp");
+    lab::run({"gnuplot", base + ".gp"});
 }
 
 }  // namespace

@@ -179,9 +179,10 @@ class Bench {
     nlohmann::json run(int trials) {
         std::filesystem::create_directories(dir_);
         lab::buildDualSpineFabric(fabric_);
-        for (const char* node : {"s1", "s2", "l1", "l2"})
+        for (const char* node : {"s1", "s2", "l1", "l2"}) {
             for (const char* port : {"swp1", "swp2"})
                 lab::shapePort(fabric_, node, port, kLinkMbit);
+        }
         sink_ = lab::ChildProcess({"ip", "netns", "exec", fabric_.ns("h2"), self_, "sink", "5300"},
                                   dir_ + "/sink.log");
         nlohmann::json out;
@@ -206,9 +207,10 @@ class Bench {
         out["goodput"]["pathqd"] = goodputTrials("pathqd");
         double ideal = (kLinkMbit + kDegradedMbit) * 1e6;
         out["goodput"]["max_flow_bps"] = ideal;
-        for (const char* mode : {"ecmp", "pathqd"})
+        for (const char* mode : {"ecmp", "pathqd"}) {
             out["goodput"][mode]["ratio_to_max_flow"] =
                 out["goodput"][mode]["median_goodput_bps"].get<double>() / ideal;
+        }
         out["reaction"]["ratio_p50_to_baseline"] =
             out["reaction"]["pathqd"]["p50_s"].get<double>() /
             out["reaction"]["baseline_frr_edit"]["p50_s"].get<double>();
@@ -239,8 +241,7 @@ class Bench {
     }
 
     double share() {
-        auto w =
-            lab::parseRouteWeights(fabric_.exec("l1", std::string("ip route show ") + kH2Net).out);
+        auto w = lab::parseRouteWeights(fabric_.run("l1", {"ip", "route", "show", kH2Net}).out);
         double total = 0;
         for (const auto& [p, v] : w) total += v;
         return total > 0 ? 100.0 * w["swp1"] / total : -1;
@@ -282,10 +283,11 @@ class Bench {
         auto deadline = Clock::now() + timeout;
         auto since50 = Clock::now();
         while (Clock::now() < deadline) {
-            if (!even(share()))
+            if (!even(share())) {
                 since50 = Clock::now();
-            else if (Clock::now() - since50 >= quiet)
+            } else if (Clock::now() - since50 >= quiet) {
                 return;
+            }
             std::this_thread::sleep_for(100ms);
         }
     }
@@ -304,21 +306,34 @@ class Bench {
         // FRR weights a multipath only when every path carries the community: s2 tags a
         // constant, s1 alternates.
         for (const char* spine : {"s2", "s1"}) {
-            lab::shOk("vtysh -N " + fabric_.ns(spine) +
-                      " -c 'configure terminal' -c 'route-map BENCH permit 10' -c "
-                      "'set extcommunity bandwidth 16' -c exit -c 'router bgp 65000' -c "
-                      "'address-family ipv4 unicast' "
-                      "-c 'neighbor swp1 route-map BENCH out' -c end -c 'clear bgp ipv4 unicast "
-                      "swp1 soft out'");
+            lab::runOk({"vtysh",
+                        "-N",
+                        fabric_.ns(spine),
+                        "-c",
+                        "configure terminal",
+                        "-c",
+                        "route-map BENCH permit 10",
+                        "-c",
+                        "set extcommunity bandwidth 16",
+                        "-c",
+                        "exit",
+                        "-c",
+                        "router bgp 65000",
+                        "-c",
+                        "address-family ipv4 unicast",
+                        "-c",
+                        "neighbor swp1 route-map BENCH out",
+                        "-c",
+                        "end",
+                        "-c",
+                        "clear bgp ipv4 unicast swp1 soft out"});
         }
         waitShare([](double s) { return s == 50.0; }, 10s);
         auto setS1 = [ns](int bw) {
-            lab::shOk("vtysh -N " + ns +
-                      " -c 'configure terminal' -c 'route-map BENCH permit 10' -c "
-                      "'set extcommunity bandwidth " +
-                      std::to_string(bw) +
-                      "' -c end -c "
-                      "'clear bgp ipv4 unicast swp1 soft out'");
+            lab::runOk({"vtysh", "-N", ns, "-c", "configure terminal", "-c",
+                        "route-map BENCH permit 10", "-c",
+                        "set extcommunity bandwidth " + std::to_string(bw), "-c", "end", "-c",
+                        "clear bgp ipv4 unicast swp1 soft out"});
         };
         for (int i = 0; i < trials; ++i) {
             v.push_back(timeUntilShareBelow("swp1", 40, [&setS1] { setS1(3); }));
@@ -327,18 +342,17 @@ class Bench {
             std::this_thread::sleep_for(500ms);
         }
         for (const char* spine : {"s1", "s2"}) {
-            lab::shOk("vtysh -N " + fabric_.ns(spine) +
-                      " -c 'configure terminal' -c 'router bgp 65000' -c "
-                      "'address-family ipv4 unicast' -c 'no neighbor swp1 route-map BENCH out' -c "
-                      "'no route-map BENCH' "
-                      "-c end -c 'clear bgp ipv4 unicast swp1 soft out'");
+            lab::runOk({"vtysh", "-N", fabric_.ns(spine), "-c", "configure terminal", "-c",
+                        "router bgp 65000", "-c", "address-family ipv4 unicast", "-c",
+                        "no neighbor swp1 route-map BENCH out", "-c", "no route-map BENCH", "-c",
+                        "end", "-c", "clear bgp ipv4 unicast swp1 soft out"});
         }
         waitShare([](double s) { return s == 50.0; }, 10s);
         return summary(v);
     }
 
     nlohmann::json pathqdReaction(int trials) {
-        fabric_.exec("h2", "iperf3 -s -D");
+        fabric_.run("h2", {"iperf3", "-s", "-D"});
         load_ = lab::ChildProcess({"ip", "netns", "exec", fabric_.ns("h1"), "iperf3", "-c",
                                    "10.2.2.10", "-t", "3600", "-P", "16"},
                                   dir_ + "/iperf.log");
@@ -350,7 +364,7 @@ class Bench {
             lab::shapePort(fabric_, "s1", "swp2", kLinkMbit);
         }
         load_.stop();
-        fabric_.exec("h2", "pkill -f \"iperf3 -s\"");
+        fabric_.run("h2", {"pkill", "-f", "iperf3 -s"});
         return summary(v);
     }
 
@@ -364,18 +378,18 @@ class Bench {
         constexpr int kReps = 5;
         std::vector<double> viaS1;
         auto txBytes = [this](const char* port) {
-            return std::stod(fabric_.execOk(
-                "l1", std::string("cat /sys/class/net/") + port + "/statistics/tx_bytes"));
+            return std::stod(fabric_.runOk(
+                "l1", {"cat", std::string("/sys/class/net/") + port + "/statistics/tx_bytes"}));
         };
         // Rep 0 warms up and is not counted: training traffic is continuous, and the
         // first job after an idle period also measures the levels settling under load.
         for (int rep = 0; rep <= kReps; ++rep) {
             double shareBefore = share();
             double s1Before = txBytes("swp1"), s2Before = txBytes("swp2");
-            auto r = lab::shOk("ip netns exec " + fabric_.ns("h1") + " " + self_ +
-                                   " source 10.2.2.10 5300 " + std::to_string(kFlows) + " " +
-                                   std::to_string(kBytes),
-                               120s);
+            auto r =
+                lab::runOk({"ip", "netns", "exec", fabric_.ns("h1"), self_, "source", "10.2.2.10",
+                            "5300", std::to_string(kFlows), std::to_string(kBytes)},
+                           120s);
             auto result = nlohmann::json::parse(r);
             if (result["failed"].get<int>() > 0) throw std::runtime_error("flows failed: " + r);
             double job = result["job_s"].get<double>();
@@ -413,7 +427,7 @@ class Bench {
 
 nlohmann::json cpuBench(const std::string& pathqd, int ports);  // pathqd_cpu.cpp
 
-int main(int argc, char** argv) {
+static int benchMain(int argc, char** argv) {
     std::vector<std::string> a(argv, argv + argc);
     if (a.size() == 3 && a[1] == "sink") return sink(std::stoi(a[2]));
     if (a.size() == 6 && a[1] == "source")
@@ -441,4 +455,15 @@ int main(int argc, char** argv) {
     std::ofstream(a[2]) << out.dump(2) << "\n";
     std::cout << out.dump(2) << "\n";
     return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return benchMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "pathqd_bench: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << "pathqd_bench: unknown exception\n";
+    }
+    return 70;
 }

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -50,14 +51,21 @@ size_t count(const std::string& text) {
 }
 
 size_t leaf2Stat(const std::string& field) {
-    return count(lab::inNode(kLab, "p1-leaf2",
-                             "redis-cli -s " + lab::PlanLab::stateDir(kLab) +
-                                 "/p1-leaf2/redis.sock -n 6 HGET \"PATHQD_STATS|global\" " + field)
-                     .out);
+    return count(
+        lab::inNodeRun(kLab, "p1-leaf2",
+                       {"redis-cli", "-s", lab::PlanLab::stateDir(kLab) + "/p1-leaf2/redis.sock",
+                        "-n", "6", "HGET", "PATHQD_STATS|global", field})
+            .out);
 }
 
 size_t bgpRoutes(const std::string& node) {
-    return count(lab::inNode(kLab, node, "ip -4 route show proto bgp | grep -c '^[0-9]'").out);
+    // The lines that start with a destination (not a nexthop line of a multipath route).
+    std::istringstream lines(
+        lab::inNodeRun(kLab, node, {"ip", "-4", "route", "show", "proto", "bgp"}).out);
+    size_t n = 0;
+    for (std::string line; std::getline(lines, line);)
+        n += !line.empty() && line[0] >= '0' && line[0] <= '9';
+    return n;
 }
 
 // N /32s in 10.200.0.0/15 in p1-leaf1's table 10 (one `ip -batch`), or removed again.
@@ -69,7 +77,7 @@ void hostRoutes(size_t n, bool add) {
           << (i / 256) % 256 << "." << i % 256 << "/32 dev swp1 table 10 proto static\n";
     }
     f.close();
-    lab::inNode(kLab, "p1-leaf1", "ip -batch " + path + " 2>/dev/null");
+    lab::inNodeRun(kLab, "p1-leaf1", {"ip", "-batch", path});
     std::remove(path.c_str());
 }
 
@@ -146,17 +154,17 @@ static int benchMain(int argc, char** argv) {
         for (const auto& s : slices) cpu += s["cpu_pct"].get<double>() / kSlices;
         cpu = cpu * std::chrono::duration<double>(kWindow).count() / 100;  // as over kWindow
         std::string sock = lab::PlanLab::stateDir(kLab) + "/p1-leaf2/redis.sock";
-        auto rows = lab::inNode(kLab, "p1-leaf2",
-                                "redis-cli -s " + sock +
-                                    " -n 6 --scan --pattern \"PATH_WEIGHT_TABLE|*\" | wc -l")
+        auto keys = lab::run({"redis-cli", "-s", sock, "-n", "6", "--scan", "--pattern",
+                              "PATH_WEIGHT_TABLE|*"})
                         .out;
+        auto rows = static_cast<size_t>(std::count(keys.begin(), keys.end(), '\n'));
         json bare = bareDump();
         double pct = 100 * cpu / std::chrono::duration<double>(kWindow).count();  // mean
         json row{{"routes", n},
                  {"arrived", arrived},
                  {"propagation_s", propagation},
                  {"pathqd_cpu_pct", pct},
-                 {"weight_rows", count(rows)},
+                 {"weight_rows", rows},
                  {"slices", slices},
                  {"quiet_cpu_pct", quietCpu},
                  {"cpu_us_per_route_event",

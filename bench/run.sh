@@ -16,22 +16,22 @@ if [ "$what" = all ] || [ "$what" = pathqd ]; then
   build/bench/pathqd_bench "$PWD/build/daemons/pathqd/pathqd" bench/results/pathqd.json 20
 fi
 if [ "$what" = all ] || [ "$what" = pathqd-scale ]; then
-  build/bench/pathqd_scale "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+  build/bench/pathqd_scale "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/pathqd_scale.json "${2:-16384,100000}"
 fi
 if [ "$what" = all ] || [ "$what" = frr-floor ]; then
-  build/bench/frr_floor "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+  build/bench/frr_floor "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/frr_floor.json 20
 fi
 if [ "$what" = all ] || [ "$what" = lb ]; then
-  build/bench/lb_bench "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+  build/bench/lb_bench "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/lb.json 6
 fi
 if [ "$what" = all ] || [ "$what" = lab ]; then
-  build/bench/lab_failover_bench "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+  build/bench/lab_failover_bench "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/lab_failover.json 10
 fi
@@ -39,17 +39,17 @@ if [ "$what" = all ] || [ "$what" = sonic ]; then
   build/bench/sonic_util_bench bench/results/sonic_util.json 60
 fi
 if [ "$what" = all ] || [ "$what" = frr-restart ]; then
-  build/bench/frr_restart_bench "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+  build/bench/frr_restart_bench "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/frr_restart.json 5
 fi
 if [ "$what" = all ] || [ "$what" = matrix ]; then
-  build/bench/failure_matrix "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+  build/bench/failure_matrix "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/failure_matrix.json bond,routed,bond+steer,evpn-mh "$PWD/build/daemons/planesteer/planesteer"
 fi
 if [ "$what" = soak ]; then
-  build/bench/chaos_soak "$PWD/build/tools/twinrail-lab/twinrail-lab" \
+  build/bench/chaos_soak "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/chaos_soak.json "${2:-900}"
 fi

@@ -1,14 +1,21 @@
 #!/bin/bash
 # Configures and builds twinrail into build/ (warnings are errors).
 #   --sanitize   the AddressSanitizer + UndefinedBehaviorSanitizer tree, build-asan/: only
-#                the daemons and the tests that scripts/test.sh runs there.
+#                the daemons and the tests that scripts/test.sh runs there, at -O1 (what
+#                ASan is meant for: a third less compile time than -O2, same reports).
+# Both trees carry line tables only (-g1): enough for every stack trace a failing test or a
+# sanitizer prints, and much less to compile and link than full debug info. The .deb is
+# built by dpkg-buildpackage with Debian's own flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --sanitize ]; then
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTWINRAIL_SANITIZE=ON >/dev/null
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTWINRAIL_SANITIZE=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
   cmake --build build-asan -j"$(nproc)" --target hostrouted pathqd unit_tests pathqd_unit_tests \
+    planesteer_unit_tests \
     hostrouted_ops_it pathqd_ops_it netlink_it
   exit 0
 fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build build -j"$(nproc)"

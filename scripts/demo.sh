@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "run as root: network namespaces and FRR need it" >&2; exit 77; }
 scripts/deps.sh
 scripts/build.sh
-exec build/tools/twinrail-lab/twinrail-lab demo --name demo \
+exec build/lab/tool/twinrail-lab demo --name demo \
   --hostrouted "$PWD/build/daemons/hostrouted/hostrouted" --pathqd "$PWD/build/daemons/pathqd/pathqd"

@@ -239,20 +239,6 @@ std::vector<TcCommand> removeGuardCommands(const std::string& port) {
             {filterDelete(port, kNdGuardPrio, "ipv6"), true}};
 }
 
-ProcessRunner::ProcessRunner(boost::asio::io_context& io, std::chrono::milliseconds timeout)
-    : io_(io), timeout_(timeout) {}
-
-void ProcessRunner::run(std::vector<std::string> argv,
-                        std::function<void(int exitCode, std::string err)> done) {
-    runProcess(io_, std::move(argv), timeout_, {{Capability::NetAdmin}},
-               [done = std::move(done)](const ProcessResult& r) {
-                   std::string err = r.timedOut ? "timed out" : (r.err.empty() ? r.out : r.err);
-                   while (!err.empty() && (err.back() == '\n' || err.back() == '\r'))
-                       err.pop_back();
-                   done(r.timedOut ? -1 : r.exitCode, std::move(err));
-               });
-}
-
 ArpGuard::ArpGuard(CommandRunner& runner, FailureHook onFailure)
     : runner_(runner), onFailure_(std::move(onFailure)) {}
 

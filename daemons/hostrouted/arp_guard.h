@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "twinrail/common/command_runner.h"
 #include "twinrail/common/ip.h"
 
 namespace twinrail::hostrouted {
@@ -95,27 +96,6 @@ std::vector<TcCommand> guardCommands(const std::string& port, const std::set<IpA
 
 // The commands that remove our filters from `port`, and nothing else. Pure.
 std::vector<TcCommand> removeGuardCommands(const std::string& port);
-
-class CommandRunner {
-  public:
-    virtual ~CommandRunner() = default;
-    // Runs argv (no shell) and calls `done` once, later, on the caller's loop.
-    virtual void run(std::vector<std::string> argv,
-                     std::function<void(int exitCode, std::string err)> done) = 0;
-};
-
-// The real runner: twinrail::runProcess on the daemon's io_context.
-class ProcessRunner : public CommandRunner {
-  public:
-    explicit ProcessRunner(boost::asio::io_context& io,
-                           std::chrono::milliseconds timeout = std::chrono::seconds(5));
-    void run(std::vector<std::string> argv,
-             std::function<void(int exitCode, std::string err)> done) override;
-
-  private:
-    boost::asio::io_context& io_;
-    std::chrono::milliseconds timeout_;
-};
 
 // Applies the guards, one port's command list at a time, never blocking the loop. Changes
 // coalesce: while a port's list runs, newer requests for it only update what it should

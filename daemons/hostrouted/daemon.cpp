@@ -37,24 +37,21 @@ PolicyOptions policyOf(const Config& c) {
 
 }  // namespace
 
-Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
-               netlink::RouteProgrammer& routes)
+Daemon::Daemon(boost::asio::io_context& io, Config config, DaemonOptions options, Edges edges)
     : io_(io),
       cfg_(std::move(config)),
-      options_(std::move(options)),
-      routes_(routes),
+      options_(options),
+      edges_(std::move(edges)),
+      routes_(*edges_.routes),
+      frr_(*edges_.frr),
       registry_(*this, limitsOf(cfg_), livenessOf(cfg_), movesOf(cfg_)),
-      monitor_(io, *this),
+      monitor_(edges_.kernel(*this)),
       prober_(
-          io,
-          [this](int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac) {
-              onHeard(ifindex, ip, mac);
-          },
-          [this] { afterWork(); }),
-      vtysh_(io, options_.vtysh),
+          edges_.prober([this](int ifindex, const IpAddr& ip,
+                               const std::optional<MacAddr>& mac) { onHeard(ifindex, ip, mac); },
+                        [this] { afterWork(); })),
       frrRecheckTimer_(io),
-      guardRunner_(io),
-      guard_(guardRunner_,
+      guard_(*edges_.tc,
              [](const std::string& port, const std::string& error) {
                  log::warning("ARP/ND guard on ", port, ": ", error);
              }),
@@ -82,20 +79,19 @@ void Daemon::start() {
             ++adopted;
         }
     }
-    prober_.start();
+    prober_->start();
     auto before = registry_.stats();
     if (!cfg_.uplinkPins.empty()) startPinner();  // before the links snapshot: it needs them
-    if (cfg_.evpnMh) startEsSync();               // its first view comes after the kernel snapshot
-    monitor_.start();
+    if (cfg_.evpnMh) startEvpn();                 // its first view comes after the kernel snapshot
+    monitor_->start();
     if (pinner_) pinner_->start();
     const auto& after = registry_.stats();
     log::notice("start-up reconcile: ", adopted, " routes found in the kernel, ",
                 after.withdrawn - before.withdrawn, " removed (host gone), ",
                 after.added - before.added, " added, ", registry_.installedCount(),
                 " installed now");
-    if (options_.stateDb) {
-        stateDb_ =
-            std::make_unique<redis::Client>(io_, *options_.stateDb, options_.stateDbId, "STATE_DB");
+    if (edges_.stateDb) {
+        stateDb_ = edges_.stateDb.get();
         hostTable_ = std::make_unique<redis::StateTable>(
             io_, *stateDb_, kHostRouteTable, options_.stateDbSeparator,
             [this](const std::string& key) { return hostRowFor(key); },
@@ -124,12 +120,9 @@ void Daemon::start() {
     }
     checkFrr();
     if (options_.checkFrr) {
-        frrWatcher_ = std::make_unique<frr::RestartWatcher>(
-            io_, frr::runDirectory(options_.vtysh),
-            [this](const std::string& daemon) { onFrrRestart(daemon); });
-        frrWatcher_->start();
+        frr_.watchRestarts([this](const std::string& daemon) { onFrrRestart(daemon); });
         auditor_ = std::make_unique<ImportAuditor>(
-            io_, options_.vtysh, routes_, [this] { return ourImportedRoutes(); },
+            io_, frr_, routes_, edges_.routeDumper(), [this] { return ourImportedRoutes(); },
             [this] { publishStats(); });
         auditor_->start(cfg_.ipv4 ? cfg_.frrAuditInterval : std::chrono::seconds(0));
     }
@@ -143,11 +136,11 @@ void Daemon::stop() {
          {&registryTimer_, &auditTimer_, &statsTimer_, &snapshotTimer_, &frrRecheckTimer_})
         t->cancel();
     if (auditor_) auditor_->stop();
-    if (frrWatcher_) frrWatcher_->stop();
+    frr_.stopWatching();
     if (pinner_) pinner_->stop();
     guard_.stop();  // the filters stay: a restart must not open the ports
-    if (esSync_) esSync_->stop();
-    if (stateDb_) stateDb_->stop();
+    if (evpn_) evpn_->stop();
+    if (stateDb_ != nullptr) stateDb_->stop();
 }
 
 void Daemon::applyConfig(const Config& next) {
@@ -164,10 +157,17 @@ void Daemon::applyConfig(const Config& next) {
     if (pinner_) {
         pinner_->setSettings(pinSettings());
     } else if (!cfg_.uplinkPins.empty()) {
-        startPinner();
-        for (const auto& [ifindex, port] : ports_) pinner_->onLink(port.link, false);
-        pinner_->start();
-        if (stateDb_) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+        try {
+            startPinner();
+            for (const auto& [ifindex, port] : ports_) pinner_->onLink(port.link, false);
+            pinner_->start();
+            if (stateDb_ != nullptr) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+        } catch (const std::exception& e) {
+            // Host routes go on; the pins are tried again with the next config.
+            log::error("uplink pinning not started: ", e.what());
+            pinner_.reset();
+            policyWriter_.reset();
+        }
     }
     registry_.setLimits(limitsOf(cfg_));
     registry_.setLiveness(livenessOf(cfg_), Clock::now());
@@ -214,7 +214,7 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     bool isUp = port.link.operUp && port.managed;
     if (inSnapshot_) return;
     // An ES port's loss withdraws its hosts at once, before FRR's next read says so.
-    if (esSync_ && !port.managed && operBefore != link.operUp) redecideEsHosts();
+    if (evpn_ && !port.managed && operBefore != link.operUp) evpn_->portsChanged();
     if (wasUp && !isUp) {
         log::info("port ", link.name, " down: withdrawing its host routes");
         registry_.portDown(link.ifindex, Clock::now());
@@ -237,7 +237,7 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
     static const Port kUnknown;
     auto it = ports_.find(neigh.ifindex);
     const Port& port = it == ports_.end() ? kUnknown : it->second;
-    if (esSync_ && port.managed) return onSviNeighbor(neigh, removed);
+    if (evpn_ && port.managed) return evpn_->onNeighbor(neigh, removed);
     InterfaceView view{port.managed, port.link.operUp, port.addresses};
     Verdict v = classifyNeighbor(neigh, removed, view, own_, policyOf(cfg_));
     auto now = Clock::now();
@@ -343,7 +343,7 @@ void Daemon::sendProbe(const HostRecord& host) {
         if (host.ip.isV6() && a.addr.isV6() && a.addr.isLinkLocal()) t.ourIp = a.addr;
     }
     if (t.ourIp.family() == 0) return;
-    prober_.probe(t);
+    prober_->probe(t);
 }
 
 void Daemon::hostChanged(const IpAddr& ip) {
@@ -382,7 +382,7 @@ void Daemon::armAuditTimer() {
     auditTimer_.expires_after(cfg_.auditInterval);
     auditTimer_.async_wait([this](const boost::system::error_code& ec) {
         if (ec) return;
-        monitor_.snapshot("periodic audit");
+        monitor_->requestSnapshot("periodic audit");
         armAuditTimer();
     });
 }
@@ -394,7 +394,7 @@ void Daemon::requestSnapshot(const std::string& reason) {
     snapshotTimer_.async_wait([this, reason](const boost::system::error_code& ec) {
         if (ec) return;
         snapshotQueued_ = false;
-        monitor_.snapshot(reason);
+        monitor_->requestSnapshot(reason);
     });
 }
 
@@ -409,7 +409,7 @@ void Daemon::applyProxy(const Port& port) {
     // first packet to each peer would wait that long. Proxying is hostrouted's, so is
     // the delay: 0 while proxying, the port's own value back afterwards.
     // Only the allow-listed per-port settings: a port name cannot turn this into any other.
-    const sysctl::Writer sysctls(sysctl::kHostroutedSettings);
+    const sysctl::Writer sysctls(sysctl::kHostroutedSettings, edges_.sysctlRoot);
     using sysctl::Section;
     if (change->arp && delayBefore_.count(name) == 0)
         delayBefore_[name] = sysctls.read(Section::Ipv4Neigh, name, "proxy_delay").value_or("80");

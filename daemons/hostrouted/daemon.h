@@ -15,16 +15,15 @@
 #include "arp_guard.h"
 #include "binding_config.h"
 #include "config.h"
-#include "es_attachment.h"
-#include "es_sync.h"
+#include "edges.h"
+#include "evpn_mh.h"
 #include "foreign_hosts.h"
 #include "host_registry.h"
 #include "import_auditor.h"
+#include "ports.h"
 #include "prober.h"
 #include "proxy_settings.h"
 #include "refused_claims.h"
-#include "twinrail/frr/restart_watcher.h"
-#include "twinrail/frr/vtysh.h"
 #include "twinrail/netlink/monitor.h"
 #include "twinrail/netlink/route_table.h"
 #include "twinrail/redis/client.h"
@@ -34,17 +33,15 @@
 namespace twinrail::hostrouted {
 
 struct DaemonOptions {
-    std::optional<redis::Endpoint> stateDb;  // none: do not publish
-    int stateDbId = 6;
     char stateDbSeparator = '|';
-    frr::VtyshOptions vtysh;
-    bool checkFrr = true;
+    bool checkFrr = true;  // check FRR's configuration and audit zebra's imports
+    // After bgpd or zebra restarts: when its saved config has loaded, and ours can be checked.
+    std::chrono::milliseconds frrRecheckDelay{3000};
 };
 
 class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
   public:
-    Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
-           netlink::RouteProgrammer& routes);
+    Daemon(boost::asio::io_context& io, Config config, DaemonOptions options, Edges edges);
     ~Daemon() override;
 
     void start();  // adopt existing routes, first snapshot, reconcile; throws on failure
@@ -67,12 +64,6 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void hostChanged(const IpAddr& ip) override;
 
   private:
-    struct Port {
-        netlink::LinkState link;
-        bool managed = false;
-        std::vector<IpPrefix> addresses;
-    };
-
     netlink::HostRoute routeFor(const IpAddr& ip, int ifindex) const;
     void afterWork();
     void armRegistryTimer();
@@ -92,9 +83,6 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     // refused and recorded; a freeze is logged.
     void acceptClaim(const netlink::NeighborEntry& neigh, Source source, bool bound,
                      const std::string& ifname);
-    std::optional<std::string> esTrustRefusal(const IpAddr& ip, int svi,
-                                              const std::optional<MacAddr>& mac, Source source,
-                                              const std::string& esPort);
     void thawFrozen(TimePoint now);
     void expireClaims(TimePoint now);
     // ARP/ND a host sent, seen before tc ingress: proof of life, or a claim to refuse.
@@ -113,56 +101,39 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void countRedisError(const redis::Value& reply);
     std::optional<redis::Fields> hostRowFor(const std::string& key) const;
     std::vector<std::string> allHostKeys() const;
-    // EVPN multihoming (daemon_evpn.cpp)
-    void startEsSync();
-    void onSviNeighbor(const netlink::NeighborEntry& neigh, bool removed);
-    void onEvpnView(const EvpnView& view);
-    void confirmPeerActive(const EvpnView& view);
-    void decideEsHost(const IpAddr& ip, const std::set<std::string>& downPorts);
-    void redecideEsHosts();
-    std::set<std::string> downPortNames() const;
-    int sviOfPort(const std::string& portName) const;
-    void setOwnNeighbor(const IpAddr& ip, std::optional<netlink::StaticNeighbor> wanted);
-    void startDetours();
-    void setDetour(const IpAddr& ip, bool wanted);
-    void setFdbDetour(const MacAddr& mac, int bridge, bool wanted);
-    void flushEvpnWrites();
+    void startEvpn();
+    // For the EVPN module (evpn_mh.h): its claims pass the same trust checks as others.
+    std::optional<std::string> esTrustRefusal(const IpAddr& ip, int svi,
+                                              const std::optional<MacAddr>& mac, Source source,
+                                              const std::string& esPort);
 
     boost::asio::io_context& io_;
     Config cfg_;
     DaemonOptions options_;
+    Edges edges_;
     netlink::RouteProgrammer& routes_;
+    frr::Channel& frr_;
     HostRegistry registry_;
-    netlink::NetlinkMonitor monitor_;
-    Prober prober_;
-    frr::Vtysh vtysh_;
-    std::unordered_map<int, Port> ports_;
+    std::unique_ptr<netlink::KernelEvents> monitor_;
+    std::unique_ptr<HostProber> prober_;
+    Ports ports_;
     std::set<IpAddr> own_;
-    std::optional<std::unordered_map<int, Port>> portsBeforeSnapshot_;
+    std::optional<Ports> portsBeforeSnapshot_;
     std::map<std::string, ProxySetting> proxyWritten_;  // what we set, per port name
     std::map<std::string, std::string> delayBefore_;    // proxy_delay before we set 0
     std::unique_ptr<ImportAuditor> auditor_;            // with FRR checks and IPv4 only
-    std::unique_ptr<frr::RestartWatcher> frrWatcher_;
     boost::asio::steady_timer frrRecheckTimer_;
-    std::unique_ptr<redis::Client> stateDb_;
+    redis::Connection* stateDb_ = nullptr;  // edges_.stateDb once started
     std::unique_ptr<redis::StateTable> hostTable_, foreignTable_;
     ForeignHosts foreign_;
     BindingIndex bindings_;
     RefusedClaims claims_;
-    ProcessRunner guardRunner_;
     ArpGuard guard_;
     std::set<std::string> guarded_;  // ports with our ARP/ND guard (or asked for it)
     std::unique_ptr<redis::StateTable> claimTable_;
-    std::unique_ptr<netlink::KernelPolicyWriter> policyWriter_;  // with uplink pins only
+    std::unique_ptr<netlink::PolicyWriter> policyWriter_;  // with uplink pins only
     std::unique_ptr<UplinkPinner> pinner_;
-    std::unique_ptr<EsSync> esSync_;                               // with evpn_mh only
-    std::unique_ptr<netlink::KernelPolicyWriter> neighborWriter_;  // our static neighbors
-    std::map<IpAddr, netlink::NeighborEntry> sviNeighbors_;        // kernel entries on SVIs
-    std::map<IpAddr, netlink::StaticNeighbor> ownNeighbors_;       // what we installed
-    std::map<IpAddr, std::string> esWhy_;                          // last decision, for logs
-    std::set<IpAddr> detours_;                                     // over AUX, to the ES peer
-    std::map<MacAddr, int> fdbDetours_;  // MAC -> the VXLAN port the bridge sends it to
-    std::set<MacAddr> fdbChecked_;       // MACs whose leftover detour was cleared
+    std::unique_ptr<EvpnMh> evpn_;  // with evpn_mh only
     boost::asio::steady_timer registryTimer_, auditTimer_, statsTimer_, snapshotTimer_;
     bool inSnapshot_ = false;
     bool snapshotQueued_ = false;

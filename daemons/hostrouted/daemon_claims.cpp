@@ -137,7 +137,7 @@ void Daemon::onHeard(int ifindex, const IpAddr& ip, const std::optional<MacAddr>
     // once the holder stops answering, a refused duplicate before. (EVPN-MH decides its
     // SVI hosts from the kernel and FRR together: es_attachment.h.)
     const HostRecord* rec = registry_.find(ip);
-    if (esSync_ || rec == nullptr || rec->ifindex == ifindex) return;
+    if (evpn_ || rec == nullptr || rec->ifindex == ifindex) return;
     InterfaceView view{port.managed, port.link.operUp, port.addresses};
     if (!classifyNeighbor(heard, false, view, own_, PolicyOptions{cfg_.ipv4, cfg_.ipv6}).accept)
         return;

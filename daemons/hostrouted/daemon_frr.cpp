@@ -12,40 +12,40 @@ constexpr auto kImportSettle = std::chrono::seconds(5);  // zebra has seen a rou
 void Daemon::checkFrr() {
     if (!options_.checkFrr || frrCheckRunning_) return;
     frrCheckRunning_ = true;
-    vtysh_.ensure(requiredFrrLines(cfg_), cfg_.manageFrr,
-                  [this](const frr::Vtysh::EnsureResult& r) {
-                      frrCheckRunning_ = false;
-                      for (const auto& line : r.added)
-                          log::notice("FRR: added '", line.describe(), "'");
-                      if (!r.reachable) {
-                          frrStatus_ = "unreachable";
-                          log::error("FRR: cannot read the running config (", r.error,
-                                     "); host routes are in the kernel but may not be advertised");
-                          return;
-                      }
-                      if (!r.error.empty()) log::error("FRR: ", r.error);
-                      if (r.missing.empty()) {
-                          frrStatus_ = "ok";
-                          log::info("FRR: import/redistribute configuration present");
-                          return;
-                      }
-                      frrStatus_ = "missing";
-                      for (const auto& line : r.missing) {
-                          log::error("FRR config missing (host routes will not be advertised): ",
-                                     line.describe());
-                      }
-                      if (!cfg_.manageFrr)
-                          log::error("FRR: add the lines above, or set manage_frr=true");
-                  });
+    frr_.ensure(requiredFrrLines(cfg_), cfg_.manageFrr,
+                [this](const frr::Channel::EnsureResult& r) {
+                    frrCheckRunning_ = false;
+                    for (const auto& line : r.added)
+                        log::notice("FRR: added '", line.describe(), "'");
+                    if (!r.reachable) {
+                        frrStatus_ = "unreachable";
+                        log::error("FRR: cannot read the running config (", r.error,
+                                   "); host routes are in the kernel but may not be advertised");
+                        return;
+                    }
+                    if (!r.error.empty()) log::error("FRR: ", r.error);
+                    if (r.missing.empty()) {
+                        frrStatus_ = "ok";
+                        log::info("FRR: import/redistribute configuration present");
+                        return;
+                    }
+                    frrStatus_ = "missing";
+                    for (const auto& line : r.missing) {
+                        log::error("FRR config missing (host routes will not be advertised): ",
+                                   line.describe());
+                    }
+                    if (!cfg_.manageFrr)
+                        log::error("FRR: add the lines above, or set manage_frr=true");
+                });
 }
 
 void Daemon::onFrrRestart(const std::string& daemon) {
     if (daemon != "zebra" && daemon != "bgpd") return;
     if (auditor_) auditor_->frrRestarted(daemon);
-    if (esSync_ && daemon == "zebra") esSync_->zebraRestarted();
+    if (evpn_ && daemon == "zebra") evpn_->zebraRestarted();
     // A restarted FRR has only its saved config; check (and with manage_frr restore) the
     // import and redistribute lines once it has had a moment to load it.
-    frrRecheckTimer_.expires_after(std::chrono::seconds(3));
+    frrRecheckTimer_.expires_after(options_.frrRecheckDelay);
     frrRecheckTimer_.async_wait([this](const boost::system::error_code& ec) {
         if (!ec) checkFrr();
     });

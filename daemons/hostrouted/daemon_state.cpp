@@ -1,4 +1,5 @@
-// hostrouted's side channels: HOST_ROUTE_STATS and the uplink pinner's wiring.
+// hostrouted's side channels: HOST_ROUTE_STATS, and the wiring of the uplink pinner and
+// the EVPN-MH module.
 #include "daemon.h"
 #include "state_rows.h"
 #include "twinrail/common/log.h"
@@ -12,19 +13,29 @@ PinSettings Daemon::pinSettings() const {
 }
 
 void Daemon::startPinner() {
-    policyWriter_ = std::make_unique<netlink::KernelPolicyWriter>();
-    pinner_ = std::make_unique<UplinkPinner>(io_, pinSettings(), *policyWriter_);
+    policyWriter_ = edges_.policyWriter();
+    pinner_ = std::make_unique<UplinkPinner>(io_, pinSettings(), *policyWriter_, edges_.routeFeed);
+}
+
+void Daemon::startEvpn() {
+    EvpnMh::Hooks hooks{
+        [this](const IpAddr& ip, int svi, const std::optional<MacAddr>& mac, Source source,
+               const std::string& esPort) { return esTrustRefusal(ip, svi, mac, source, esPort); },
+        [this](const HostRecord& host) { sendProbe(host); }, [this] { afterWork(); }};
+    evpn_ = std::make_unique<EvpnMh>(io_, cfg_, frr_, edges_.policyWriter(), registry_, ports_,
+                                     own_, bindings_, std::move(hooks));
+    evpn_->start(routes_);
 }
 
 void Daemon::publishStats() {
-    if (!stateDb_ || !stateDb_->connected()) return;
+    if (stateDb_ == nullptr || !stateDb_->connected()) return;
     StatsView v{
         registry_.stats(),
         registry_.installedCount(),
         registry_.size(),
         registry_.pendingCount(),
-        prober_.stats(),
-        monitor_.stats(),
+        prober_->stats(),
+        monitor_->stats(),
         auditor_ ? auditor_->stats() : AuditStats{.state = "off"},
         configRejected_,
         redisErrors_ + hostTable_->errors() + foreignTable_->errors() + claimTable_->errors(),
@@ -32,8 +43,8 @@ void Daemon::publishStats() {
         frrStatus_,
         pinner_ ? std::optional(pinner_->stats()) : std::nullopt,
         pinner_ ? std::optional(pinner_->watchStats()) : std::nullopt,
-        esSync_ ? std::optional(esSync_->stats()) : std::nullopt,
-        ownNeighbors_.size(),
+        evpn_ ? std::optional(evpn_->stats()) : std::nullopt,
+        evpn_ ? evpn_->ownNeighbors() : 0,
         claims_.total(),
         claims_.size(),
         guard_.applied(),

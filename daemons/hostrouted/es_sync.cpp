@@ -5,7 +5,6 @@
 namespace twinrail::hostrouted {
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr auto kVtyTimeout = std::chrono::seconds(5);
 // zebra re-learns the peer's hosts from BGP after a restart; the session comes up within
 // a few seconds (3 s keepalive), the routes right after.
 constexpr auto kRestartHold = std::chrono::seconds(15);
@@ -27,9 +26,9 @@ EvpnView mergeDuringHold(const EvpnView& old, const EvpnView& fresh) {
     return out;
 }
 
-EsSync::EsSync(boost::asio::io_context& io, std::string vtySocket,
-               std::chrono::milliseconds interval, Handler onChange, Handler onRead)
-    : vty_(io, std::move(vtySocket), kVtyTimeout),
+EsSync::EsSync(boost::asio::io_context& io, frr::Channel& frr, std::chrono::milliseconds interval,
+               Handler onChange, Handler onRead)
+    : frr_(frr),
       interval_(interval),
       onChange_(std::move(onChange)),
       onRead_(std::move(onRead)),
@@ -37,7 +36,7 @@ EsSync::EsSync(boost::asio::io_context& io, std::string vtySocket,
 
 void EsSync::start() {
     running_ = true;
-    log::info("EVPN-MH: reading FRR's EVPN view from ", vty_.socketPath(), " every ",
+    log::info("EVPN-MH: reading FRR's EVPN view from ", frr_.describe(), " every ",
               interval_.count(), " ms");
     poll();
 }
@@ -65,13 +64,17 @@ void EsSync::poll() {
     if (!running_) return;
     pollStart_ = Clock::now();
     // Three reads in a row; each answer is parsed only once all three are in.
-    vty_.command(kArp, [this](bool ok, std::string text) {
+    std::weak_ptr<int> alive = alive_;
+    frr_.zebra(kArp, [this, alive](bool ok, std::string text) {
+        if (alive.expired()) return;
         if (!ok) return finishPoll(false, text);
         arp_ = std::move(text);
-        vty_.command(kMac, [this](bool ok2, std::string text2) {
+        frr_.zebra(kMac, [this, alive](bool ok2, std::string text2) {
+            if (alive.expired()) return;
             if (!ok2) return finishPoll(false, text2);
             mac_ = std::move(text2);
-            vty_.command(kEs, [this](bool ok3, const std::string& es) {
+            frr_.zebra(kEs, [this, alive](bool ok3, const std::string& es) {
+                if (alive.expired()) return;
                 if (!ok3) return finishPoll(false, es);
                 auto parsed = parseEvpnView(arp_, mac_, es);
                 if (auto* e = std::get_if<EvpnParseError>(&parsed))

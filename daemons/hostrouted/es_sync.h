@@ -20,7 +20,7 @@
 #include <string>
 
 #include "evpn_view.h"
-#include "twinrail/frr/daemon_vty.h"
+#include "twinrail/frr/channel.h"
 
 namespace twinrail::hostrouted {
 
@@ -41,7 +41,7 @@ class EsSync {
   public:
     using Handler = std::function<void(const EvpnView&)>;
     // onChange: the view changed. onRead: every successful read (liveness).
-    EsSync(boost::asio::io_context& io, std::string vtySocket, std::chrono::milliseconds interval,
+    EsSync(boost::asio::io_context& io, frr::Channel& frr, std::chrono::milliseconds interval,
            Handler onChange, Handler onRead);
 
     void start();
@@ -56,7 +56,9 @@ class EsSync {
     void finishPoll(bool ok, const std::string& error);
     void apply(EvpnView fresh);
 
-    frr::DaemonVty vty_;
+    frr::Channel& frr_;
+    // Replies check it: the channel outlives this object, and may answer after it is gone.
+    std::shared_ptr<int> alive_ = std::make_shared<int>(0);
     std::chrono::milliseconds interval_;
     Handler onChange_;
     Handler onRead_;

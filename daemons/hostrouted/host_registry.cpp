@@ -175,6 +175,13 @@ void HostRegistry::confirm(HostRecord& rec, TimePoint now) {
     }
 }
 
+Claim HostRegistry::acceptEsPeer(const IpAddr& ip, int svi, const MacAddr& mac, TimePoint now,
+                                 bool bound) {
+    // As the kernel would hold the static neighbor we install for it: permanent.
+    netlink::NeighborEntry held{svi, ip, mac, NUD_PERMANENT, 0, 0};
+    return accept(held, Source::EsPeer, now, bound);
+}
+
 Claim HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now,
                            bool bound) {
     HostRecord* rec = lookup(neigh.ip);

@@ -119,6 +119,8 @@ class HostRegistry {
     // the record; on another port it is a move only when the holder has stopped answering
     // (or is not probed), and a move takes a token and a slot like a new host. A bound
     // neighbor (heard where the plan binds its address) takes the address at once.
+    // A host only the ES peer learned (FRR's EVPN view), decided routable through `svi`.
+    Claim acceptEsPeer(const IpAddr& ip, int svi, const MacAddr& mac, TimePoint now, bool bound);
     Claim accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now,
                  bool bound = false);
     // A rejected or deleted neighbor on `ifindex`: it withdraws the host only when that is

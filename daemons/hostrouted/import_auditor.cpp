@@ -26,10 +26,13 @@ std::string listIps(const std::vector<IpAddr>& ips) {
 
 }  // namespace
 
-ImportAuditor::ImportAuditor(boost::asio::io_context& io, const frr::VtyshOptions& vtysh,
-                             netlink::RouteProgrammer& routes, RouteList ours, Done done)
-    : vtysh_(io, vtysh),
+ImportAuditor::ImportAuditor(boost::asio::io_context& io, frr::Channel& frr,
+                             netlink::RouteProgrammer& routes,
+                             std::unique_ptr<netlink::RouteDumper> dumper, RouteList ours,
+                             Done done)
+    : frr_(frr),
       routes_(routes),
+      dumper_(std::move(dumper)),
       ours_(std::move(ours)),
       done_(std::move(done)),
       periodic_(io),
@@ -85,8 +88,10 @@ void ImportAuditor::armBurst() {
 void ImportAuditor::run() {
     if (running_) return;  // one audit at a time; the next tick catches up
     running_ = true;
-    vtysh_.show("show ip route summary json",
-                [this](bool ok, const std::string& text) { onSummary(ok, text); });
+    frr_.show("show ip route summary json",
+              [this, alive = std::weak_ptr<int>(alive_)](bool ok, const std::string& text) {
+                  if (!alive.expired()) onSummary(ok, text);
+              });
 }
 
 void ImportAuditor::onSummary(bool ok, const std::string& text) {
@@ -107,14 +112,16 @@ void ImportAuditor::onSummary(bool ok, const std::string& text) {
     }
     // The imports, then the kernel routes (normally few) that could shadow them; not
     // the whole RIB, which on a leaf holds every remote host too.
-    vtysh_.show("show ip route table json", [this, ours = std::move(ours)](
-                                                bool ok2, const std::string& imports) mutable {
-        if (!ok2) return finish("unreachable");
-        vtysh_.show("show ip route kernel json",
-                    [this, ours = std::move(ours), imports](bool ok3, const std::string& k) {
-                        onRoutes(ok3, imports, k, ours);
-                    });
-    });
+    std::weak_ptr<int> alive = alive_;
+    frr_.show("show ip route table json",
+              [this, alive, ours = std::move(ours)](bool ok2, const std::string& imports) mutable {
+                  if (alive.expired()) return;
+                  if (!ok2) return finish("unreachable");
+                  frr_.show("show ip route kernel json", [this, alive, ours = std::move(ours),
+                                                          imports](bool ok3, const std::string& k) {
+                      if (!alive.expired()) onRoutes(ok3, imports, k, ours);
+                  });
+              });
 }
 
 void ImportAuditor::onRoutes(bool ok, const std::string& imports, const std::string& kernel,
@@ -142,13 +149,38 @@ void ImportAuditor::onRoutes(bool ok, const std::string& imports, const std::str
                    0;
         it = bad ? std::next(it) : attempts_.erase(it);
     }
-    if (!audit.outranked.empty())
+    if (!audit.outranked.empty()) {
         log::warning("FRR audit: another FRR route wins over the host route of ",
                      listIps(audit.outranked), " (left alone)");
-    if (!audit.foreign.empty())
+    }
+    if (!audit.foreign.empty()) {
         log::info("FRR audit: zebra imports host routes hostrouted did not write: ",
                   listIps(audit.foreign));
-    if (!audit.clean()) repair(audit, ours);
+    }
+    if (audit.clean()) return conclude(audit);
+    if (audit.shadowed.empty()) {
+        repair(audit, ours, std::nullopt);
+        return conclude(audit);
+    }
+    // The stale copies a previous zebra left in the main table: read on the loop, the
+    // audit (running_) goes on when they are in.
+    dumper_->dump(AF_INET, RT_TABLE_MAIN, RTPROT_ZEBRA,
+                  [this, alive = std::weak_ptr<int>(alive_), audit, ours](
+                      int err, const std::vector<netlink::HostRoute>& stale) {
+                      if (alive.expired()) return;
+                      if (err != 0) {
+                          log::warning("FRR audit: cannot read the main table (",
+                                       std::strerror(err), "); the stale copies of ",
+                                       listIps(audit.shadowed), " stay until the next audit");
+                          repair(audit, ours, std::nullopt);
+                      } else {
+                          repair(audit, ours, stale);
+                      }
+                      conclude(audit);
+                  });
+}
+
+void ImportAuditor::conclude(const ImportAudit& audit) {
     size_t unrepaired = 0;
     for (const auto& [ip, n] : attempts_) unrepaired += n >= kMaxRepairs;
     stats_.unrepaired = unrepaired;
@@ -165,22 +197,17 @@ bool ImportAuditor::mayRepair(const IpAddr& ip) {
     return true;
 }
 
-void ImportAuditor::repair(const ImportAudit& audit, const std::vector<OurRoute>& ours) {
+void ImportAuditor::repair(const ImportAudit& audit, const std::vector<OurRoute>& ours,
+                           const std::optional<std::vector<netlink::HostRoute>>& stale) {
     std::map<IpAddr, netlink::HostRoute> byIp;
     for (const auto& r : ours) byIp[r.route.dst] = r.route;
     size_t sent = 0;
-    if (!audit.shadowed.empty()) {
+    if (!audit.shadowed.empty() && stale) {
         // The stale copy a previous zebra installed. zebra ignores changes to routes with
         // its own protocol number, so take it over first: then zebra sees it go.
-        std::vector<netlink::HostRoute> stale;
-        try {
-            stale = routes_.dump(AF_INET, RT_TABLE_MAIN, RTPROT_ZEBRA);
-        } catch (const std::exception& e) {
-            log::warning("FRR audit: cannot read the main table: ", e.what());
-        }
         std::set<IpAddr> shadowed(audit.shadowed.begin(), audit.shadowed.end());
         auto ourProto = ours.empty() ? uint8_t{0} : ours.front().route.protocol;
-        for (auto r : stale) {
+        for (auto r : *stale) {
             if (shadowed.count(r.dst) == 0 || !mayRepair(r.dst)) continue;
             r.protocol = ourProto;
             routes_.submit(netlink::RouteOp::Replace, r);
@@ -199,13 +226,15 @@ void ImportAuditor::repair(const ImportAudit& audit, const std::vector<OurRoute>
         routes_.submit(netlink::RouteOp::Replace, it->second);
         ++sent;
     }
-    if (!audit.missing.empty())
+    if (!audit.missing.empty()) {
         log::warning("FRR audit: zebra lost the import of ", listIps(audit.missing),
                      "; writing them again");
+    }
     for (const auto& r : routes_.flush()) {
-        if (r.error != 0 && r.error != ESRCH)
+        if (r.error != 0 && r.error != ESRCH) {
             log::warning("FRR audit: repair of ", r.route.dst.str(),
                          " refused: ", std::strerror(r.error));
+        }
     }
     stats_.repairs += sent;
 }

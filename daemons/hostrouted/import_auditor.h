@@ -2,8 +2,10 @@
 // burst right after zebra or bgpd restarts (the owner's frr::RestartWatcher calls
 // frrRestarted), when the stale-route case appears. A cheap `show ip route summary json` comes
 // first; the full route list is read only when its counts disagree with ours. Every FRR read is an
-// asynchronous vtysh call. Repairs are bounded: a prefix that is still wrong after kMaxRepairs
-// tries is reported, not touched again until it has been right once.
+// asynchronous vtysh call, and the kernel's main table (for zebra's stale copies) is read through
+// a RouteDumper, its answer on the io_context: an audit never blocks the loop. Repairs are
+// bounded: a prefix that is still wrong after kMaxRepairs tries is reported, not touched again
+// until it has been right once.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -11,11 +13,13 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "frr_audit.h"
-#include "twinrail/frr/vtysh.h"
+#include "twinrail/frr/channel.h"
 #include "twinrail/netlink/route_table.h"
 
 namespace twinrail::hostrouted {
@@ -37,8 +41,9 @@ class ImportAuditor {
   public:
     using RouteList = std::function<std::vector<OurRoute>()>;
     using Done = std::function<void()>;  // after an audit changed the stats
-    ImportAuditor(boost::asio::io_context& io, const frr::VtyshOptions& vtysh,
-                  netlink::RouteProgrammer& routes, RouteList ours, Done done);
+    // `routes` writes the repairs; `dumper` reads the main table's stale zebra copies.
+    ImportAuditor(boost::asio::io_context& io, frr::Channel& frr, netlink::RouteProgrammer& routes,
+                  std::unique_ptr<netlink::RouteDumper> dumper, RouteList ours, Done done);
 
     // 0 turns the periodic audit off (restarts still trigger one).
     void start(std::chrono::seconds interval);
@@ -54,13 +59,17 @@ class ImportAuditor {
     void onSummary(bool ok, const std::string& text);
     void onRoutes(bool ok, const std::string& imports, const std::string& kernel,
                   const std::vector<OurRoute>& ours);
-    void repair(const ImportAudit& audit, const std::vector<OurRoute>& ours);
+    // `stale`: the main table's zebra routes; nullopt when they could not be read.
+    void repair(const ImportAudit& audit, const std::vector<OurRoute>& ours,
+                const std::optional<std::vector<netlink::HostRoute>>& stale);
+    void conclude(const ImportAudit& audit);
     void finish(const std::string& state);
     bool mayRepair(const IpAddr& ip);
 
     static constexpr int kMaxRepairs = 3;
-    frr::Vtysh vtysh_;
+    frr::Channel& frr_;
     netlink::RouteProgrammer& routes_;
+    std::unique_ptr<netlink::RouteDumper> dumper_;
     RouteList ours_;
     Done done_;
     boost::asio::steady_timer periodic_, burst_;
@@ -68,6 +77,8 @@ class ImportAuditor {
     std::chrono::steady_clock::time_point burstUntil_{};
     bool running_ = false;
     std::map<IpAddr, int> attempts_;
+    // FRR's and the dumper's answers check it: the channel outlives this object.
+    std::shared_ptr<int> alive_ = std::make_shared<int>(0);
     AuditStats stats_;
 };
 

@@ -5,7 +5,6 @@
 
 #include "config.h"
 #include "daemon.h"
-#include "twinrail/netlink/route_table.h"
 #include "twinrail/service/service.h"
 
 namespace tr = twinrail;
@@ -15,21 +14,26 @@ namespace {
 
 hr::DaemonOptions daemonOptions(const tr::service::StartContext& ctx) {
     hr::DaemonOptions d;
-    if (ctx.stateDb) {
-        d.stateDb = ctx.stateDb->endpoint;
-        d.stateDbId = ctx.stateDb->id;
-        d.stateDbSeparator = ctx.stateDb->separator;
-    }
-    d.vtysh = ctx.options.vtysh;
+    if (ctx.stateDb) d.stateDbSeparator = ctx.stateDb->separator;
     d.checkFrr = ctx.options.checkFrr;
     return d;
 }
 
-// The route table is declared first, so the daemon that writes through it goes first.
+// The machine's kernel, FRR, Redis and tc: everything the daemon reaches outside itself.
+hr::Edges edges(const tr::service::StartContext& ctx) {
+    hr::RealEdgeOptions e;
+    if (ctx.stateDb) {
+        e.stateDb = ctx.stateDb->endpoint;
+        e.stateDbId = ctx.stateDb->id;
+    }
+    e.vtysh = ctx.options.vtysh;
+    return hr::realEdges(ctx.io, e);
+}
+
 class Running final : public tr::service::RunningDaemon {
   public:
     Running(const hr::Config& cfg, const tr::service::StartContext& ctx)
-        : daemon_(ctx.io, cfg, daemonOptions(ctx), routes_) {
+        : daemon_(ctx.io, cfg, daemonOptions(ctx), edges(ctx)) {
         if (cfg.interfaces.empty())
             tr::log::warning("no HOSTROUTED_INTERFACE entries; no host routes");
         daemon_.start();
@@ -40,7 +44,6 @@ class Running final : public tr::service::RunningDaemon {
     void stop() override { daemon_.stop(); }
 
   private:
-    tr::netlink::KernelRouteTable routes_;
     hr::Daemon daemon_;
 };
 

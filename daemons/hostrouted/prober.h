@@ -10,6 +10,7 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "twinrail/common/ip.h"
@@ -32,16 +33,28 @@ struct ProberStats {
     uint64_t malformed = 0;
 };
 
-class Prober {
+// The packet edge: ARP requests and neighbor solicitations out, the ARP/ND hosts send in.
+// Prober is the real one (packet sockets); unit tests play frames in through a fake.
+class HostProber {
   public:
     // The frame's source MAC comes along: proof of life must come from the host's own MAC.
     using SeenHandler =
         std::function<void(int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac)>;
-    // onBatchEnd runs once after each read burst, so the owner flushes once, not per packet.
+    virtual ~HostProber() = default;
+    virtual void start() = 0;  // throws std::system_error when packet sockets cannot be opened
+    virtual bool probe(const ProbeTarget& t) = 0;
+    virtual const ProberStats& stats() const = 0;
+};
+// onBatchEnd runs once after each read burst, so the owner flushes once, not per packet.
+using HostProberFactory = std::function<std::unique_ptr<HostProber>(
+    HostProber::SeenHandler onSeen, std::function<void()> onBatchEnd)>;
+
+class Prober final : public HostProber {
+  public:
     Prober(boost::asio::io_context& io, SeenHandler onSeen, std::function<void()> onBatchEnd);
-    void start();  // throws std::system_error when packet sockets cannot be opened
-    bool probe(const ProbeTarget& t);
-    const ProberStats& stats() const { return stats_; }
+    void start() override;
+    bool probe(const ProbeTarget& t) override;
+    const ProberStats& stats() const override { return stats_; }
 
   private:
     void armArp();

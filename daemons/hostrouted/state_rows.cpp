@@ -52,6 +52,7 @@ redis::Fields statsRow(const StatsView& v, const std::string& updated) {
         pins = {{"pin_route_writes", n(v.pins->routeWrites)},
                 {"pin_rule_writes", n(v.pins->ruleWrites)},
                 {"pin_write_errors", n(v.pins->writeErrors)},
+                {"pin_rule_dump_errors", n(v.pins->ruleDumpErrors)},
                 {"pin_fallbacks", n(v.pins->fallbacks)},
                 {"route_watch_overflows", n(v.routeWatch->overflows)},
                 {"route_watch_snapshots", n(v.routeWatch->snapshots)}};
@@ -81,6 +82,7 @@ redis::Fields statsRow(const StatsView& v, const std::string& updated) {
                       {"netlink_malformed", n(m.malformed)},
                       {"netlink_dumps_interrupted", n(m.dumpsInterrupted)},
                       {"netlink_snapshots_aborted", n(m.snapshotsAborted)},
+                      {"netlink_queued_during_snapshot", n(m.queuedDuringSnapshot)},
                       {"config_rejected", n(v.configRejected)},
                       {"redis_errors", n(v.redisErrors)},
                       {"foreign_hosts", n(v.foreignHosts)},

@@ -3,6 +3,7 @@
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -10,16 +11,22 @@
 #include "twinrail/common/time_text.h"
 
 namespace twinrail::hostrouted {
+namespace {
+// A failed rule dump is taken again after this, doubling up to kRuleRetryMax.
+constexpr auto kRuleRetryMin = std::chrono::seconds(1);
+constexpr auto kRuleRetryMax = std::chrono::seconds(30);
+}  // namespace
 
 UplinkPinner::UplinkPinner(boost::asio::io_context& io, PinSettings settings,
-                           netlink::PolicyWriter& writer)
+                           netlink::PolicyWriter& writer, const netlink::RouteFeedFactory& feed)
     : io_(io),
       settings_(std::move(settings)),
       tables_(pinTables(settings_)),
       writer_(writer),
-      watch_(io, watchedTables(), [this](const std::vector<netlink::RouteKey>& changed, bool done) {
-          onRoutes(changed, done);
-      }) {
+      watch_(feed(watchedTables(), [this](const std::vector<netlink::RouteKey>& changed,
+                                          bool done) { onRoutes(changed, done); })),
+      ruleRetry_(kRuleRetryMin),
+      ruleRetryTimer_(io) {
     for (const auto& [down, up] : settings_.pins) pins_[down];
 }
 
@@ -30,14 +37,17 @@ std::set<uint32_t> UplinkPinner::watchedTables() const {
 }
 
 void UplinkPinner::start() {
-    watch_.start();
+    stopped_ = false;
+    watch_->start();
     log::notice("uplink pinning: ", settings_.pins.size(), " downlinks over ", tables_.size(),
                 " uplinks (tables ", settings_.tableBase, "+, rule priority ",
                 settings_.rulePriority, ")");
 }
 
 void UplinkPinner::stop() {
-    watch_.stop();
+    stopped_ = true;  // a rule dump still under way is ignored when it comes
+    ruleRetryTimer_.cancel();
+    watch_->stop();
 }
 
 void UplinkPinner::setSettings(PinSettings next) {
@@ -83,7 +93,7 @@ void UplinkPinner::onLink(const netlink::LinkState& link, bool removed) {
 std::vector<const netlink::KernelRoute*> UplinkPinner::tableEntries(uint32_t table,
                                                                     const IpPrefix& prefix) const {
     std::vector<const netlink::KernelRoute*> out;
-    const auto& routes = watch_.routes();
+    const auto& routes = watch_->routes();
     for (auto it = routes.lower_bound(netlink::RouteKey{table, prefix, 0, 0});
          it != routes.end() && it->first.table == table && it->first.dst == prefix; ++it)
         out.push_back(&it->second);
@@ -98,9 +108,10 @@ void UplinkPinner::reconcilePrefix(const IpPrefix& prefix, const std::string& up
                                    uint32_t table) {
     const Uplink& u = uplinks_[uplink];
     std::optional<netlink::KernelRoute> wanted;
-    if (u.present && u.operUp)
+    if (u.present && u.operUp) {
         wanted = pinnedEntry(mainRoutes(prefix), u.ifindex, table, settings_.protocol,
                              settings_.minWeightRatio);
+    }
     if (wanted && (prefix.addr.isV4() ? !settings_.ipv4 : !settings_.ipv6)) wanted.reset();
     bool satisfied = false;
     for (const auto* present : tableEntries(table, prefix)) {
@@ -127,7 +138,7 @@ void UplinkPinner::reconcilePrefix(const IpPrefix& prefix, const std::string& up
 
 void UplinkPinner::reconcileTable(const std::string& uplink, uint32_t table) {
     std::set<IpPrefix> prefixes;
-    for (const auto& [key, route] : watch_.routes())
+    for (const auto& [key, route] : watch_->routes())
         if (key.table == RT_TABLE_MAIN || key.table == table) prefixes.insert(key.dst);
     for (const auto& p : prefixes) reconcilePrefix(p, uplink, table);
 }
@@ -137,7 +148,7 @@ void UplinkPinner::reconcileAll() {
     // Tables of uplinks no longer pinned: emptied.
     std::set<uint32_t> ours;
     for (const auto& [uplink, table] : tables_) ours.insert(table);
-    for (const auto& [key, route] : watch_.routes()) {
+    for (const auto& [key, route] : watch_->routes()) {
         if (key.table == RT_TABLE_MAIN || ours.count(key.table) != 0) continue;
         writer_.submit({netlink::PolicyOp::RemoveRoute, route, {}, {}});
         ++stats_.routeWrites;
@@ -153,7 +164,7 @@ void UplinkPinner::reconcileAll() {
     flush();
     reconcileRules();
     flush();
-    watch_.setTables(watchedTables());
+    watch_->setTables(watchedTables());
 }
 
 void UplinkPinner::reconcileRules() {
@@ -219,18 +230,8 @@ void UplinkPinner::flush() {
 
 void UplinkPinner::onRoutes(const std::vector<netlink::RouteKey>& changed, bool snapshotDone) {
     if (!ready_) {
-        if (!snapshotDone) return;
-        for (int family : {AF_INET, AF_INET6}) {
-            for (const auto& r : writer_.dumpRules(family, settings_.protocol))
-                if (r.priority == settings_.rulePriority) rules_.insert(r);
-        }
-        ready_ = true;
-        auto routes = stats_.routeWrites, rules = stats_.ruleWrites;
-        size_t found = rules_.size();
-        reconcileAll();
-        log::notice("uplink pinning: ", watch_.routes().size(), " routes and ", found,
-                    " rules in place; reconciled with ", stats_.routeWrites - routes,
-                    " route writes and ", stats_.ruleWrites - rules, " rule writes");
+        // Later changes are in the watch's view when the rules are: reconcileAll reads it.
+        if (snapshotDone) readRules();
         return;
     }
     if (snapshotDone) {
@@ -257,7 +258,58 @@ void UplinkPinner::onRoutes(const std::vector<netlink::RouteKey>& changed, bool 
     flush();
 }
 
-void UplinkPinner::attachStateDb(redis::Client& client, char separator) {
+void UplinkPinner::readRules() {
+    if (readingRules_ || ready_ || stopped_) return;
+    readingRules_ = true;
+    readRulesOf(AF_INET, std::make_shared<std::set<netlink::PolicyRule>>());
+}
+
+void UplinkPinner::readRulesOf(int family,
+                               const std::shared_ptr<std::set<netlink::PolicyRule>>& found) {
+    writer_.dumpRules(family, settings_.protocol,
+                      [this, alive = std::weak_ptr<int>(alive_), family, found](
+                          int error, const std::vector<netlink::PolicyRule>& rules) {
+                          if (alive.expired()) return;
+                          if (stopped_) {
+                              readingRules_ = false;
+                              return;
+                          }
+                          if (error != 0) return ruleDumpFailed(family, error);
+                          for (const auto& r : rules)
+                              if (r.priority == settings_.rulePriority) found->insert(r);
+                          if (family == AF_INET) return readRulesOf(AF_INET6, found);
+                          rulesRead(std::move(*found));
+                      });
+}
+
+void UplinkPinner::ruleDumpFailed(int family, int error) {
+    readingRules_ = false;
+    ++stats_.ruleDumpErrors;
+    log::warning("uplink pinning: cannot read the kernel's ", family == AF_INET ? "IPv4" : "IPv6",
+                 " rules: ", std::strerror(error), "; nothing is pinned until they are read, ",
+                 "reading them again in ", ruleRetry_.count(), " s");
+    ruleRetryTimer_.expires_after(ruleRetry_);
+    ruleRetry_ = std::min(ruleRetry_ * 2, kRuleRetryMax);
+    ruleRetryTimer_.async_wait(
+        [this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+            if (!ec && !alive.expired()) readRules();
+        });
+}
+
+void UplinkPinner::rulesRead(std::set<netlink::PolicyRule> found) {
+    readingRules_ = false;
+    ruleRetry_ = kRuleRetryMin;
+    rules_ = std::move(found);
+    ready_ = true;
+    auto routes = stats_.routeWrites, rules = stats_.ruleWrites;
+    size_t inPlace = rules_.size();
+    reconcileAll();
+    log::notice("uplink pinning: ", watch_->routes().size(), " routes and ", inPlace,
+                " rules in place; reconciled with ", stats_.routeWrites - routes,
+                " route writes and ", stats_.ruleWrites - rules, " rule writes");
+}
+
+void UplinkPinner::attachStateDb(redis::Connection& client, char separator) {
     table_ = std::make_unique<redis::StateTable>(
         io_, client, kPinTable, separator, [this](const std::string& k) { return rowOf(k); },
         [this] {

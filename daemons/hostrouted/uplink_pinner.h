@@ -3,11 +3,14 @@
 // follows, and keeps each T(U) and each downlink's rule as uplink_pins.h says.
 //
 // Restart: nothing is written before the watch's first snapshot and the rule dump, so a
-// restart finds its tables and rules in place and writes only what differs. SIGTERM
-// leaves both as they are: pinned traffic stays pinned while hostrouted is away.
+// restart finds its tables and rules in place and writes only what differs. The rule dump
+// is read on the io_context (PolicyWriter::dumpRules); one that fails is logged and taken
+// again a little later, the pinner writing nothing meanwhile. SIGTERM leaves both as they
+// are: pinned traffic stays pinned while hostrouted is away.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -29,20 +32,24 @@ struct PinnerStats {
     uint64_t routeWrites = 0;
     uint64_t ruleWrites = 0;
     uint64_t writeErrors = 0;
-    uint64_t fallbacks = 0;  // a downlink going from pinned to fallback
+    uint64_t fallbacks = 0;       // a downlink going from pinned to fallback
+    uint64_t ruleDumpErrors = 0;  // rule dumps that failed (and were taken again)
 };
 
 class UplinkPinner {
   public:
-    UplinkPinner(boost::asio::io_context& io, PinSettings settings, netlink::PolicyWriter& writer);
+    UplinkPinner(boost::asio::io_context& io, PinSettings settings, netlink::PolicyWriter& writer,
+                 const netlink::RouteFeedFactory& feed);
     void start();  // throws when the kernel cannot be read
     void stop();   // leaves tables and rules in place
     void setSettings(PinSettings next);
     void onLink(const netlink::LinkState& link, bool removed);
-    void attachStateDb(redis::Client& client, char separator);
+    void attachStateDb(redis::Connection& client, char separator);
     void resyncState();  // from the STATE_DB client's onConnected
     const PinnerStats& stats() const { return stats_; }
-    const netlink::RouteWatchStats& watchStats() const { return watch_.stats(); }
+    // The first route snapshot and the rule dump are in: the pinner writes.
+    bool ready() const { return ready_; }
+    const netlink::RouteWatchStats& watchStats() const { return watch_->stats(); }
 
   private:
     struct Uplink {
@@ -59,6 +66,10 @@ class UplinkPinner {
     };
 
     void onRoutes(const std::vector<netlink::RouteKey>& changed, bool snapshotDone);
+    void readRules();
+    void readRulesOf(int family, const std::shared_ptr<std::set<netlink::PolicyRule>>& found);
+    void rulesRead(std::set<netlink::PolicyRule> found);
+    void ruleDumpFailed(int family, int error);
     void reconcilePrefix(const IpPrefix& prefix, const std::string& uplink, uint32_t table);
     void reconcileTable(const std::string& uplink, uint32_t table);
     void reconcileAll();
@@ -74,7 +85,7 @@ class UplinkPinner {
     PinSettings settings_;
     std::map<std::string, uint32_t> tables_;  // uplink -> T(U)
     netlink::PolicyWriter& writer_;
-    netlink::RouteWatch watch_;
+    std::unique_ptr<netlink::RouteFeed> watch_;
     std::map<std::string, Uplink> uplinks_;          // by name
     std::map<uint32_t, std::set<IpPrefix>> pinned_;  // T(U) -> prefixes through U (wanted)
     std::map<uint32_t, std::pair<size_t, size_t>> pinnedCount_;  // IPv4, IPv6 per T(U)
@@ -82,7 +93,13 @@ class UplinkPinner {
     std::map<std::string, Pin> pins_;                            // by downlink
     std::unique_ptr<redis::StateTable> table_;
     bool ready_ = false;  // first snapshot and rule dump done
+    bool readingRules_ = false;
+    bool stopped_ = false;
+    std::chrono::seconds ruleRetry_;
+    boost::asio::steady_timer ruleRetryTimer_;
     PinnerStats stats_;
+    // The writer's answers check it: the writer may outlive this object.
+    std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 
 }  // namespace twinrail::hostrouted

@@ -14,27 +14,35 @@ std::optional<std::map<std::string, redis::Fields>> parseBgpNeighbors(const std:
         return std::nullopt;
     }
     std::map<std::string, redis::Fields> rows;
-    for (const auto& [peer, n] : doc.items()) {
-        if (!n.is_object() || !n.contains("bgpState")) continue;  // not a neighbor entry
-        std::string state = n.value("bgpState", "");
-        auto num = [&n](const char* key) {
-            auto it = n.find(key);
-            return it != n.end() && it->is_number_integer() ? std::to_string(it->get<long long>())
-                                                            : std::string();
-        };
-        rows[peer] = {
-            {"state", state},
-            {"remote_as", num("remoteAs")},
-            {"remote_router_id", n.value("remoteRouterId", "")},
-            {"up_since", state == "Established" ? num("bgpTimerUpEstablishedEpoch") : ""}};
+    try {  // value() throws when a field has another type than bgpd gives it
+        for (const auto& item : doc.items()) {
+            const auto& n = item.value();
+            if (!n.is_object() || !n.contains("bgpState")) continue;  // not a neighbor entry
+            std::string state = n.value("bgpState", "");
+            auto num = [&n](const char* key) {
+                auto it = n.find(key);
+                return it != n.end() && it->is_number_integer()
+                           ? std::to_string(it->get<long long>())
+                           : std::string();
+            };
+            rows[item.key()] = {
+                {"state", state},
+                {"remote_as", num("remoteAs")},
+                {"remote_router_id", n.value("remoteRouterId", "")},
+                {"up_since", state == "Established" ? num("bgpTimerUpEstablishedEpoch") : ""}};
+        }
+    } catch (const nlohmann::json::exception& e) {
+        error = std::string("BGP neighbors: unexpected JSON: ") + e.what();
+        return std::nullopt;
     }
     return rows;
 }
 
-BgpPeerMonitor::BgpPeerMonitor(boost::asio::io_context& io, const frr::VtyshOptions& vtysh,
-                               redis::Client& stateDb, char separator,
-                               std::chrono::seconds interval)
-    : vtysh_(io, vtysh),
+BgpPeerMonitor::BgpPeerMonitor(boost::asio::io_context& io, frr::Channel& frr,
+                               redis::Connection& stateDb, char separator,
+                               std::chrono::milliseconds interval,
+                               std::chrono::milliseconds firstRead)
+    : frr_(frr),
       table_(
           io, stateDb, kBgpPeerTable, separator,
           [this](const std::string& key) -> std::optional<redis::Fields> {
@@ -48,30 +56,34 @@ BgpPeerMonitor::BgpPeerMonitor(boost::asio::io_context& io, const frr::VtyshOpti
               return keys;
           }),
       timer_(io),
-      interval_(interval) {}
+      interval_(interval),
+      firstRead_(firstRead) {}
 
 void BgpPeerMonitor::start() {
-    if (interval_.count() > 0) arm(std::chrono::seconds(1));  // the first read soon
+    if (interval_.count() > 0) arm(firstRead_);  // the first read soon
 }
 
 void BgpPeerMonitor::stop() {
     timer_.cancel();
 }
 
-void BgpPeerMonitor::arm(std::chrono::seconds after) {
+void BgpPeerMonitor::arm(std::chrono::milliseconds after) {
     timer_.expires_after(after);
     timer_.async_wait([this](const boost::system::error_code& ec) {
         if (ec) return;
         if (reading_) return arm(interval_);  // one read at a time
         reading_ = true;
-        vtysh_.show("show bgp neighbors json", [this](bool ok, const std::string& text) {
+        std::weak_ptr<int> alive = alive_;
+        frr_.show("show bgp neighbors json", [this, alive](bool ok, const std::string& text) {
+            if (alive.expired()) return;
             reading_ = false;
             onNeighbors(ok, text);
             // While a session is not up, look again soon: it usually is within seconds.
             bool allUp = !rows_.empty();
             for (const auto& [peer, f] : rows_)
                 for (const auto& [k, v] : f) allUp = allUp && (k != "state" || v == "Established");
-            arm(allUp ? interval_ : std::min(interval_, std::chrono::seconds(2)));
+            arm(allUp ? interval_
+                      : std::min<std::chrono::milliseconds>(interval_, std::chrono::seconds(2)));
         });
     });
 }
@@ -80,6 +92,7 @@ void BgpPeerMonitor::onNeighbors(bool ok, const std::string& text) {
     std::string error = ok ? "" : text;
     auto rows = ok ? parseBgpNeighbors(text, error) : std::nullopt;
     if (!rows) {
+        ++readErrors_;
         if (!loggedError_) log::warning("cannot read BGP sessions: ", error);
         loggedError_ = true;
         return;

@@ -161,7 +161,8 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.integer("weight_audit_interval", audit, 0, 86400);
     cfg.weightAuditInterval = std::chrono::seconds(audit);
     r.boolean("weight_audit_repair", cfg.weightAuditRepair);
-    long long peers = cfg.bgpPeersInterval.count();
+    long long peers =
+        std::chrono::duration_cast<std::chrono::seconds>(cfg.bgpPeersInterval).count();
     r.integer("bgp_peers_interval", peers, 0, 3600);
     cfg.bgpPeersInterval = std::chrono::seconds(peers);
     if (!r.error && cfg.probePort != 0 && cfg.probePort == cfg.intPort)

@@ -66,8 +66,9 @@ struct Config {
     std::chrono::milliseconds weightsInterval{1000};
     // Kernel multipath weights against BGP's link bandwidths (weight_audit.h); 0 = off.
     std::chrono::seconds weightAuditInterval{30};
-    bool weightAuditRepair = false;             // delete diverged routes for zebra (CAP_NET_ADMIN)
-    std::chrono::seconds bgpPeersInterval{10};  // BGP_PEER_STATE_TABLE refresh; 0 = off
+    bool weightAuditRepair = false;  // delete diverged routes for zebra (CAP_NET_ADMIN)
+    // BGP_PEER_STATE_TABLE refresh, in whole seconds from the config; 0 = off.
+    std::chrono::milliseconds bgpPeersInterval{10000};
     std::map<std::string, PortConfig> ports;
     bool operator==(const Config&) const;
 };

@@ -1,7 +1,8 @@
 // pathqd's modules on one io_context: every sample period the counter source is read,
 // INT and probe latencies are overlaid, each port's quality filter decides its level,
 // and changed levels go to the FRR publisher (downlinks) and into the probes (uplinks,
-// so the spine learns them). Redis is a side channel: nothing waits for it.
+// so the spine learns them). Redis is a side channel: nothing waits for it. Every edge
+// (counters, FRR, Redis, kernel routes, sockets, interface names) comes in through Edges.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -14,10 +15,10 @@
 #include "bgp_peers.h"
 #include "config.h"
 #include "counter_source.h"
+#include "edges.h"
 #include "frr_publisher.h"
 #include "int_collector.h"
 #include "link_probe.h"
-#include "twinrail/frr/restart_watcher.h"
 #include "twinrail/netlink/route_watch.h"
 #include "twinrail/quality/quality.h"
 #include "twinrail/redis/client.h"
@@ -27,12 +28,21 @@
 
 namespace twinrail::pathqd {
 
+// The daemon's own housekeeping periods; unit tests shorten them.
+struct DaemonPeriods {
+    std::chrono::milliseconds stats{1000};         // PATH_QUALITY_TABLE rewritten, PATHQD_STATS
+    int frrAuditEvery = 30;                        // stats periods between re-reads of FRR's config
+    std::chrono::milliseconds frrBurst{1000};      // after a bgpd/zebra start, re-apply this often
+    std::chrono::milliseconds frrBurstFor{20000};  //   for this long
+    std::chrono::milliseconds frrRetry{1000};      // FRR unreachable or refused: try again
+    std::chrono::milliseconds auditAfterRestart{10000};  // weight audit after an FRR restart
+    std::chrono::milliseconds bgpPeersFirstRead{1000};
+};
+
 struct DaemonOptions {
-    std::optional<redis::Endpoint> stateDb;
-    int stateDbId = 6;
     char stateDbSeparator = '|';
-    frr::VtyshOptions vtysh;
-    bool useFrr = true;
+    bool useFrr = true;  // publish route-maps, audit weights and read BGP sessions
+    DaemonPeriods periods;
 };
 
 // Everything pathqd knows about one configured port.
@@ -66,16 +76,20 @@ struct DaemonStats {
     uint64_t weightRebuilds = 0;  // PATH_WEIGHT_TABLE recomputed (a route changed)
 };
 
-// The interface name of `ifindex`, or "if<n>" when it is gone.
-std::string ifName(int ifindex);
-
 class Daemon {
   public:
-    Daemon(boost::asio::io_context& io, Config config, DaemonOptions options,
-           std::unique_ptr<CounterSource> source);
-    void start();
-    void stop();  // leaves FRR configuration and routes as they are
+    // edges.counters is required; every other edge may be empty (that part is off).
+    Daemon(boost::asio::io_context& io, Config config, DaemonOptions options, Edges edges);
+    ~Daemon();
+    Daemon(const Daemon&) = delete;
+    Daemon& operator=(const Daemon&) = delete;
+
+    void start();  // throws when a socket (probes, INT) cannot be opened
+    void stop();   // leaves FRR configuration and routes as they are
+    // A config that needs a restart (probe_port, int_port, source) is refused: the running
+    // one stays. publish off drops the publisher and leaves FRR as it is.
     void applyConfig(const Config& next);
+    const DaemonStats& stats() const { return stats_; }
 
   private:
     void armSample();
@@ -92,6 +106,8 @@ class Daemon {
     void onRoutes(const std::vector<netlink::RouteKey>& changed, bool snapshotDone);
     const std::vector<netlink::RouteWeights>& kernelRoutes();
     std::string cachedIfName(int ifindex);
+    void startPublisher();
+    void startStateDb();
     void armStats();
     void publishStats();
     void onFrrRestart(const std::string& daemon);
@@ -105,25 +121,25 @@ class Daemon {
     boost::asio::io_context& io_;
     Config cfg_;
     DaemonOptions options_;
-    std::unique_ptr<CounterSource> source_;
+    Edges edges_;                           // first: every module below may hold a reference
+    frr::Channel* frr_ = nullptr;           // edges_.frr when FRR is used
+    redis::Connection* stateDb_ = nullptr;  // edges_.stateDb once started
     std::map<std::string, Link> links_;
     std::vector<std::string> portNames_;
-    std::unique_ptr<LinkProber> prober_;
-    std::unique_ptr<IntCollector> int_;
+    std::unique_ptr<LinkProbes> prober_;
+    std::unique_ptr<IntReports> int_;
     std::unique_ptr<FrrPublisher> publisher_;
-    std::unique_ptr<frr::RestartWatcher> frrWatcher_;
     std::unique_ptr<WeightAuditor> weightAuditor_;
     // BGP's multipath routes followed by route events (no dump per period: at 100k routes
     // that dump was most of pathqd's CPU); rows rebuilt at most once per weightsInterval,
     // and only when a route changed.
-    std::unique_ptr<netlink::RouteWatch> routeWatch_;
+    std::unique_ptr<netlink::RouteFeed> routeWatch_;
     bool weightsDirty_ = true;
     std::vector<netlink::RouteWeights> kernelRoutes_;  // the weight audit's input
     std::unordered_map<int, std::string> ifNames_;
     std::chrono::steady_clock::time_point frrBurstUntil_{};
-    std::unique_ptr<redis::Client> stateDb_;
     std::unique_ptr<redis::StateTable> qualityTable_, weightTable_;
-    std::unique_ptr<BgpPeerMonitor> bgpPeers_;  // after stateDb_: goes first
+    std::unique_ptr<BgpPeerMonitor> bgpPeers_;
     boost::asio::steady_timer sampleTimer_, weightsTimer_, statsTimer_, frrBurstTimer_;
     WeightGroups weightGroups_;
     quality::Clock::time_point nextSample_;

@@ -1,7 +1,6 @@
 // pathqd's view of the kernel's multipath weights: route events into the weight groups,
 // PATH_WEIGHT_TABLE rows, and the weight audit's input.
 #include <linux/rtnetlink.h>
-#include <net/if.h>
 
 #include "daemon.h"
 
@@ -9,13 +8,6 @@ namespace twinrail::pathqd {
 namespace {
 constexpr uint8_t kBgpProtocol = 186;  // RTPROT_BGP: routes zebra installs for bgpd
 }  // namespace
-
-std::string ifName(int ifindex) {
-    char buf[IF_NAMESIZE] = {};
-    return if_indextoname(static_cast<unsigned>(ifindex), buf) != nullptr
-               ? std::string(buf)
-               : "if" + std::to_string(ifindex);
-}
 
 void Daemon::armWeights() {
     weightsTimer_.expires_after(cfg_.weightsInterval);
@@ -62,7 +54,7 @@ const std::vector<netlink::RouteWeights>& Daemon::kernelRoutes() {
 std::string Daemon::cachedIfName(int ifindex) {
     auto it = ifNames_.find(ifindex);
     if (it != ifNames_.end()) return it->second;
-    return ifNames_[ifindex] = ifName(ifindex);
+    return ifNames_[ifindex] = edges_.ifName(ifindex);
 }
 
 std::optional<redis::Fields> Daemon::weightRow(const std::string& key) const {

@@ -7,7 +7,6 @@
 
 namespace twinrail::pathqd {
 namespace {
-constexpr auto kRetry = std::chrono::seconds(1);
 constexpr size_t kMaxLinesPerCall = 120;
 
 std::string formatMs(double ms) {
@@ -25,8 +24,9 @@ std::optional<uint32_t> asnOf(const frr::RunningConfig& running) {
 }
 }  // namespace
 
-FrrPublisher::FrrPublisher(boost::asio::io_context& io, frr::VtyshOptions options)
-    : vtysh_(io, std::move(options)), retry_(io) {}
+FrrPublisher::FrrPublisher(boost::asio::io_context& io, frr::Channel& frr,
+                           std::chrono::milliseconds retry)
+    : frr_(frr), retryAfter_(retry), retry_(io) {}
 
 void FrrPublisher::request(PolicyInput desired) {
     desired_ = std::move(desired);
@@ -42,7 +42,7 @@ void FrrPublisher::audit() {
 }
 
 void FrrPublisher::retryLater() {
-    retry_.expires_after(kRetry);
+    retry_.expires_after(retryAfter_);
     retry_.async_wait([this](const boost::system::error_code& ec) {
         if (!ec) kick();
     });
@@ -50,7 +50,8 @@ void FrrPublisher::retryLater() {
 
 void FrrPublisher::readRunning() {
     inFlight_ = true;
-    vtysh_.showRunning([this](bool ok, const std::string& text) {
+    frr_.showRunning([this, alive = std::weak_ptr<int>(alive_)](bool ok, const std::string& text) {
+        if (alive.expired()) return;
         inFlight_ = false;
         if (!ok) {
             if (state_ != "unreachable") log::error("FRR: cannot read the running config: ", text);
@@ -127,7 +128,9 @@ void FrrPublisher::kick() {
     size_t lines = diff.add.size() + diff.remove.size();
     auto started = std::chrono::steady_clock::now();
     inFlight_ = true;
-    vtysh_.run(args, [this, lines, started](const ProcessResult& r) {
+    std::weak_ptr<int> alive = alive_;
+    frr_.run(args, [this, alive, lines, started](const ProcessResult& r) {
+        if (alive.expired()) return;
         inFlight_ = false;
         stats_.lastBatchMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)

@@ -1,4 +1,5 @@
-// Applies desired FRR policy (frr_policy.h) through vtysh: one batch at a time, the
+// Applies desired FRR policy (frr_policy.h) through FRR's channel (vtysh on a switch, a
+// fake in unit tests): one batch at a time, the
 // newest desired state wins (intermediate ones are skipped), only the missing lines
 // are sent, and the soft refreshes follow in the same call so the change reaches the
 // leaves' kernels in a few hundred milliseconds instead of FRR's 5 s route-map timer.
@@ -7,12 +8,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "frr_policy.h"
-#include "twinrail/frr/vtysh.h"
+#include "twinrail/frr/channel.h"
 
 namespace twinrail::pathqd {
 
@@ -26,7 +28,10 @@ struct PublisherStats {
 
 class FrrPublisher {
   public:
-    FrrPublisher(boost::asio::io_context& io, frr::VtyshOptions options);
+    // `retry`: how long to wait after FRR could not be read or refused a batch. The
+    // channel outlives the publisher; replies that come after it is gone are dropped.
+    FrrPublisher(boost::asio::io_context& io, frr::Channel& frr,
+                 std::chrono::milliseconds retry = std::chrono::seconds(1));
     void request(PolicyInput desired);
     void audit();  // forget the cached running config; re-read and re-diff
     const PublisherStats& stats() const { return stats_; }
@@ -36,7 +41,9 @@ class FrrPublisher {
     void kick();
     void readRunning();
     void retryLater();
-    frr::Vtysh vtysh_;
+    frr::Channel& frr_;
+    std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // replies check it
+    std::chrono::milliseconds retryAfter_;
     boost::asio::steady_timer retry_;
     std::optional<frr::RunningConfig> running_;
     std::optional<PolicyInput> desired_;  // the newest request

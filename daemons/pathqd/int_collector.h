@@ -12,6 +12,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,19 +61,34 @@ struct IntMapping {
     double latencyUnitNs = 1, queueUnitBytes = 1, utilScale = 1000;
 };
 
-class IntCollector {
+// The INT edge: telemetry reports in, the latest observation per port out.
+// IntCollector is the real one (a UDP socket); unit tests set observations through a fake.
+class IntReports {
+  public:
+    virtual ~IntReports() = default;
+    virtual void start() = 0;  // throws std::runtime_error when the port cannot be bound
+    virtual void setMapping(IntMapping mapping) = 0;
+    virtual void setTrust(IntTrust trust) = 0;
+    virtual const IntObservation* latest(const std::string& port) const = 0;
+    virtual const IntStats& stats() const = 0;
+};
+// A collector on UDP `port`; may throw std::runtime_error (no socket).
+using IntReportsFactory =
+    std::function<std::unique_ptr<IntReports>(uint16_t port, IntMapping mapping, IntTrust trust)>;
+
+class IntCollector final : public IntReports {
   public:
     IntCollector(boost::asio::io_context& io, uint16_t port, IntMapping mapping, IntTrust trust);
-    ~IntCollector();
+    ~IntCollector() override;
     IntCollector(const IntCollector&) = delete;
     IntCollector& operator=(const IntCollector&) = delete;
 
-    void start();                // throws std::runtime_error when the port cannot be bound
+    void start() override;
     uint16_t boundPort() const;  // the UDP port after start() (port 0: the kernel's pick)
-    void setMapping(IntMapping mapping) { mapping_ = std::move(mapping); }
-    void setTrust(IntTrust trust);
-    const IntObservation* latest(const std::string& port) const;
-    const IntStats& stats() const { return stats_; }
+    void setMapping(IntMapping mapping) override { mapping_ = std::move(mapping); }
+    void setTrust(IntTrust trust) override;
+    const IntObservation* latest(const std::string& port) const override;
+    const IntStats& stats() const override { return stats_; }
     // The trust decision for one datagram: its source as received, and the ifindex it
     // arrived on (0: unknown, refused when an interface is required). Counts and logs a
     // refusal. Pure apart from that, so tests can inject any sender.

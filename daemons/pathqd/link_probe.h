@@ -19,12 +19,14 @@
 #pragma once
 
 #include <netinet/in.h>
+
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <chrono>
 #include <cstdint>
 #include <functional>
-
+#include <memory>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -58,7 +60,10 @@ struct ProbeStats {
 // latency or its peer's level from afar.
 bool trustedProbe(const in6_addr& source, bool probedPort);
 
-class LinkProber {
+// The probe edge: probes out on each port, the neighbours' probes and replies in.
+// LinkProber is the real one (UDP sockets); unit tests set what each port has heard
+// through a fake.
+class LinkProbes {
   public:
     using Clock = std::chrono::steady_clock;
     struct PortView {
@@ -68,17 +73,27 @@ class LinkProber {
         int peerLevel = 0;
         std::optional<Clock::time_point> peerLevelAt;
     };
+    virtual ~LinkProbes() = default;
+    virtual void start() = 0;  // throws std::runtime_error when the socket cannot be bound
+    // Sends one probe on `ifindex`, carrying our current level on that link.
+    virtual void probe(int ifindex, uint8_t ourLevel) = 0;
+    virtual const PortView* view(int ifindex) const = 0;
+    virtual const ProbeStats& stats() const = 0;
+};
+// Probes on UDP `port`; may throw std::runtime_error (no socket).
+using LinkProbesFactory = std::function<std::unique_ptr<LinkProbes>(uint16_t port)>;
 
+class LinkProber final : public LinkProbes {
+  public:
     LinkProber(boost::asio::io_context& io, uint16_t port);
-    ~LinkProber();
+    ~LinkProber() override;
     LinkProber(const LinkProber&) = delete;
     LinkProber& operator=(const LinkProber&) = delete;
 
-    void start();  // throws std::runtime_error when the socket cannot be bound
-    // Sends one probe on `ifindex`, carrying our current level on that link.
-    void probe(int ifindex, uint8_t ourLevel);
-    const PortView* view(int ifindex) const;
-    const ProbeStats& stats() const { return stats_; }
+    void start() override;
+    void probe(int ifindex, uint8_t ourLevel) override;
+    const PortView* view(int ifindex) const override;
+    const ProbeStats& stats() const override { return stats_; }
 
   private:
     void armRead();

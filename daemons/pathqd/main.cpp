@@ -1,11 +1,12 @@
 // pathqd: measured link quality -> link-bandwidth communities in FRR -> weighted ECMP in
 // the kernels of the other switches. Options, config source and signals are the shared
-// service host's; the logic lives in Daemon and below.
+// service host's; the logic lives in Daemon and below, and everything it reaches outside
+// itself is built here (realEdges) and passed in.
 #include <memory>
 
 #include "config.h"
 #include "daemon.h"
-#include "sonic_counter_source.h"
+#include "edges.h"
 #include "twinrail/service/service.h"
 
 namespace tr = twinrail;
@@ -13,33 +14,36 @@ namespace pq = twinrail::pathqd;
 
 namespace {
 
-std::unique_ptr<pq::CounterSource> makeSource(const pq::Config& cfg,
-                                              const tr::service::StartContext& ctx) {
-    if (cfg.source == pq::CounterKind::Linux)
-        return std::make_unique<pq::LinuxCounterSource>(ctx.io);
-    // STATE_DB too: portstat takes the speed from there when the port is oper up.
-    auto counters = tr::redis::resolveDb("COUNTERS_DB", ctx.options.redis, ctx.options.dbConfig);
-    auto appl = tr::redis::resolveDb("APPL_DB", ctx.options.redis, ctx.options.dbConfig);
-    auto state = tr::redis::resolveDb("STATE_DB", ctx.options.redis, ctx.options.dbConfig);
-    return std::make_unique<pq::SonicCounterSource>(ctx.io, counters, appl, state);
-}
-
 pq::DaemonOptions daemonOptions(const tr::service::StartContext& ctx) {
     pq::DaemonOptions d;
-    if (ctx.stateDb) {
-        d.stateDb = ctx.stateDb->endpoint;
-        d.stateDbId = ctx.stateDb->id;
-        d.stateDbSeparator = ctx.stateDb->separator;
-    }
-    d.vtysh = ctx.options.vtysh;
+    if (ctx.stateDb) d.stateDbSeparator = ctx.stateDb->separator;
     d.useFrr = ctx.options.checkFrr;
     return d;
+}
+
+// The machine's counters, FRR, Redis, kernel routes and sockets.
+pq::Edges edges(const pq::Config& cfg, const tr::service::StartContext& ctx) {
+    pq::RealEdgeOptions e;
+    e.source = cfg.source;
+    if (cfg.source == pq::CounterKind::Sonic) {
+        // STATE_DB too: portstat takes the speed from there when the port is oper up.
+        const auto& o = ctx.options;
+        e.countersDb = tr::redis::resolveDb("COUNTERS_DB", o.redis, o.dbConfig);
+        e.applDb = tr::redis::resolveDb("APPL_DB", o.redis, o.dbConfig);
+        e.portStateDb = tr::redis::resolveDb("STATE_DB", o.redis, o.dbConfig);
+    }
+    if (ctx.stateDb) {
+        e.stateDb = ctx.stateDb->endpoint;
+        e.stateDbId = ctx.stateDb->id;
+    }
+    e.vtysh = ctx.options.vtysh;
+    return pq::realEdges(ctx.io, e);
 }
 
 class Running final : public tr::service::RunningDaemon {
   public:
     Running(const pq::Config& cfg, const tr::service::StartContext& ctx)
-        : daemon_(ctx.io, cfg, daemonOptions(ctx), makeSource(cfg, ctx)) {
+        : daemon_(ctx.io, cfg, daemonOptions(ctx), edges(cfg, ctx)) {
         if (cfg.ports.empty()) tr::log::warning("no PATHQD_PORT entries; nothing to measure");
         daemon_.start();
     }

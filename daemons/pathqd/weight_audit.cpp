@@ -34,17 +34,22 @@ std::optional<std::vector<BgpPath>> parseBgpMultipaths(const std::string& json,
     auto paths = doc.find("paths");
     if (paths == doc.end() || !paths->is_array()) return std::vector<BgpPath>{};  // no route
     std::vector<BgpPath> multi, best;
-    for (const auto& p : *paths) {
-        if (!p.is_object() || !p.value("valid", false)) continue;
-        auto peer = p.find("peer");
-        std::string ifname =
-            peer != p.end() && peer->is_object() ? peer->value("interface", "") : "";
-        if (ifname.empty()) continue;  // not a session on a port: nothing to compare
-        BgpPath bp{ifname, linkBandwidth(p)};
-        if (p.value("multipath", false)) multi.push_back(bp);
-        auto bestpath = p.find("bestpath");
-        if (bestpath != p.end() && bestpath->is_object() && bestpath->value("overall", false))
-            best.push_back(bp);
+    try {  // value() throws when a field has another type than bgpd gives it
+        for (const auto& p : *paths) {
+            if (!p.is_object() || !p.value("valid", false)) continue;
+            auto peer = p.find("peer");
+            std::string ifname =
+                peer != p.end() && peer->is_object() ? peer->value("interface", "") : "";
+            if (ifname.empty()) continue;  // not a session on a port: nothing to compare
+            BgpPath bp{ifname, linkBandwidth(p)};
+            if (p.value("multipath", false)) multi.push_back(bp);
+            auto bestpath = p.find("bestpath");
+            if (bestpath != p.end() && bestpath->is_object() && bestpath->value("overall", false))
+                best.push_back(bp);
+        }
+    } catch (const nlohmann::json::exception& e) {
+        error = std::string("BGP route: unexpected JSON: ") + e.what();
+        return std::nullopt;
     }
     return multi.empty() ? best : multi;
 }

@@ -19,7 +19,8 @@ struct BgpPath {
     std::string interface;                 // the BGP unnumbered session's port
     std::optional<double> bytesPerSecond;  // the LB extended community, if any
 };
-// The paths FRR uses for forwarding (multipath, or the best path alone).
+// The paths FRR uses for forwarding (multipath, or the best path alone). Never throws:
+// JSON of another shape is an error.
 std::optional<std::vector<BgpPath>> parseBgpMultipaths(const std::string& json, std::string& error);
 
 using PortWeights = std::map<std::string, unsigned>;  // ifname -> weight

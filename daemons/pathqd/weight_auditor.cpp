@@ -7,16 +7,18 @@
 #include <map>
 
 #include "twinrail/common/log.h"
-#include "twinrail/netlink/route_table.h"
 
 namespace twinrail::pathqd {
 
-WeightAuditor::WeightAuditor(boost::asio::io_context& io, const frr::VtyshOptions& vtysh,
-                             Routes routes, IfName ifname, bool repair)
-    : vtysh_(io, vtysh),
+WeightAuditor::WeightAuditor(boost::asio::io_context& io, frr::Channel& frr, Routes routes,
+                             IfName ifname, RouteWriter routeWriter, bool repair,
+                             std::chrono::milliseconds soon)
+    : frr_(frr),
       routes_(std::move(routes)),
       ifname_(std::move(ifname)),
+      routeWriter_(std::move(routeWriter)),
       repair_(repair),
+      soon_(soon),
       timer_(io) {}
 
 void WeightAuditor::start(std::chrono::seconds interval) {
@@ -40,7 +42,7 @@ void WeightAuditor::setInterval(std::chrono::seconds interval) {
 }
 
 void WeightAuditor::runSoon() {
-    if (interval_.count() > 0) arm(std::chrono::seconds(10));  // once FRR has re-formed
+    if (interval_.count() > 0) arm(soon_);  // once FRR has re-formed
 }
 
 void WeightAuditor::stop() {
@@ -86,8 +88,8 @@ void WeightAuditor::round() {
     checkNext(groups, 0, std::make_shared<WeightAuditStats>(stats_));
 }
 
-void WeightAuditor::checkNext(std::shared_ptr<std::vector<Group>> groups, size_t next,
-                              std::shared_ptr<WeightAuditStats> result) {
+void WeightAuditor::checkNext(const std::shared_ptr<std::vector<Group>>& groups, size_t next,
+                              const std::shared_ptr<WeightAuditStats>& result) {
     if (next == groups->size()) {
         running_ = false;
         ++result->rounds;
@@ -100,40 +102,57 @@ void WeightAuditor::checkNext(std::shared_ptr<std::vector<Group>> groups, size_t
     const auto& prefix = g.routes.front()->dst;
     std::string afi = prefix.addr.isV4() ? "ipv4" : "ipv6";
     ++result->lookups;
-    vtysh_.show("show bgp " + afi + " unicast " + prefix.str() + " json",
-                [this, groups, next, result](bool ok, const std::string& text) {
-                    const Group& grp = (*groups)[next];
-                    std::string error;
-                    auto paths = ok ? parseBgpMultipaths(text, error) : std::nullopt;
-                    if (!paths) {
-                        running_ = false;
-                        stats_.state = "unreachable";
-                        return;
-                    }
-                    auto implied = impliedWeights(*paths);
-                    if (!paths->empty() && !weightsAgree(implied, grp.kernel)) {
-                        ++result->divergedGroups;
-                        result->divergedPrefixes += grp.routes.size();
-                        log::warning("weight audit: ", grp.routes.size(), " route(s) such as ",
-                                     grp.routes.front()->dst.str(), " forward with ",
-                                     describeWeights(grp.kernel),
-                                     " but BGP's link bandwidths imply ", describeWeights(implied),
-                                     repair_ ? "; deleting them so zebra reinstalls" : "");
-                        if (repair_) repairGroup(grp);
-                        result->repairs = stats_.repairs;
-                    }
-                    checkNext(groups, next + 1, result);
-                });
+    std::weak_ptr<int> alive = alive_;
+    frr_.show("show bgp " + afi + " unicast " + prefix.str() + " json",
+              [this, alive, groups, next, result](bool ok, const std::string& text) {
+                  if (!alive.expired()) onLookup(groups, next, result, ok, text);
+              });
+}
+
+void WeightAuditor::onLookup(const std::shared_ptr<std::vector<Group>>& groups, size_t next,
+                             const std::shared_ptr<WeightAuditStats>& result, bool ok,
+                             const std::string& text) {
+    const Group& grp = (*groups)[next];
+    std::string error = ok ? "" : text;
+    auto paths = ok ? parseBgpMultipaths(text, error) : std::nullopt;
+    if (!paths) {
+        running_ = false;
+        if (stats_.errors++ == 0 || stats_.state != "unreachable") {
+            log::warning("weight audit: cannot read ", grp.routes.front()->dst.str(),
+                         " from BGP: ", error.substr(0, 200));
+        }
+        stats_.state = "unreachable";
+        return;
+    }
+    auto implied = impliedWeights(*paths);
+    if (!paths->empty() && !weightsAgree(implied, grp.kernel)) {
+        ++result->divergedGroups;
+        result->divergedPrefixes += grp.routes.size();
+        log::warning("weight audit: ", grp.routes.size(), " route(s) such as ",
+                     grp.routes.front()->dst.str(), " forward with ", describeWeights(grp.kernel),
+                     " but BGP's link bandwidths imply ", describeWeights(implied),
+                     repair_ ? "; deleting them so zebra reinstalls" : "");
+        if (repair_) repairGroup(grp);
+        result->repairs = stats_.repairs;
+    }
+    result->errors = stats_.errors;
+    checkNext(groups, next + 1, result);
 }
 
 void WeightAuditor::repairGroup(const Group& g) {
-    netlink::KernelRouteTable table;
+    std::unique_ptr<netlink::RouteProgrammer> table;
+    try {
+        table = routeWriter_ ? routeWriter_() : nullptr;
+    } catch (const std::exception& e) {
+        log::warning("weight audit: cannot reach the kernel route table: ", e.what());
+    }
+    if (!table) return;
     for (const auto* r : g.routes) {
         netlink::HostRoute victim{r->dst.addr, 0, 254 /*main*/, 186 /*bgp*/};
         victim.prefixLen = r->dst.length;
-        table.submit(netlink::RouteOp::Remove, victim);
+        table->submit(netlink::RouteOp::Remove, victim);
     }
-    for (const auto& res : table.flush()) {
+    for (const auto& res : table->flush()) {
         if (res.error == 0) {
             ++stats_.repairs;
         } else {

@@ -7,17 +7,23 @@
 // deleted, and zebra, which still holds the right weights, installs them again; the
 // covering route (a rail subnet, or the default) carries the traffic meanwhile. That
 // needs CAP_NET_ADMIN, which pathqd's unit does not grant by default.
+//
+// Edges: FRR's channel (the lookups; it outlives the auditor, and replies that come after
+// the auditor is gone are dropped), the interface names and the kernel route table (the
+// repair), all passed in.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "twinrail/frr/vtysh.h"
+#include "twinrail/frr/channel.h"
 #include "twinrail/netlink/link_stats.h"
+#include "twinrail/netlink/route_table.h"
 #include "weight_audit.h"
 
 namespace twinrail::pathqd {
@@ -28,6 +34,7 @@ struct WeightAuditStats {
     size_t divergedGroups = 0;  // in the last complete round
     size_t divergedPrefixes = 0;
     uint64_t repairs = 0;             // routes deleted for zebra to reinstall
+    uint64_t errors = 0;              // lookups FRR did not answer, or answered oddly
     std::string state = "unchecked";  // ok, diverged, unreachable, off
 };
 
@@ -35,8 +42,11 @@ class WeightAuditor {
   public:
     using Routes = std::function<const std::vector<netlink::RouteWeights>&()>;
     using IfName = std::function<std::string(int ifindex)>;
-    WeightAuditor(boost::asio::io_context& io, const frr::VtyshOptions& vtysh, Routes routes,
-                  IfName ifname, bool repair);
+    using RouteWriter = std::function<std::unique_ptr<netlink::RouteProgrammer>()>;
+    // `soon`: how long runSoon() waits (FRR re-forms its sessions meanwhile).
+    WeightAuditor(boost::asio::io_context& io, frr::Channel& frr, Routes routes, IfName ifname,
+                  RouteWriter routeWriter, bool repair,
+                  std::chrono::milliseconds soon = std::chrono::seconds(10));
     void start(std::chrono::seconds interval);  // 0: off
     void setInterval(std::chrono::seconds interval);
     void setRepair(bool repair) { repair_ = repair; }
@@ -51,15 +61,21 @@ class WeightAuditor {
     };
     void arm(std::chrono::milliseconds after);
     void round();
-    void checkNext(std::shared_ptr<std::vector<Group>> groups, size_t next,
-                   std::shared_ptr<WeightAuditStats> result);
+    void checkNext(const std::shared_ptr<std::vector<Group>>& groups, size_t next,
+                   const std::shared_ptr<WeightAuditStats>& result);
+    void onLookup(const std::shared_ptr<std::vector<Group>>& groups, size_t next,
+                  const std::shared_ptr<WeightAuditStats>& result, bool ok,
+                  const std::string& text);
     void repairGroup(const Group& g);
 
     static constexpr size_t kMaxLookups = 32;
-    frr::Vtysh vtysh_;
+    frr::Channel& frr_;
+    std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // replies check it
     Routes routes_;
     IfName ifname_;
+    RouteWriter routeWriter_;
     bool repair_;
+    std::chrono::milliseconds soon_;
     boost::asio::steady_timer timer_;
     std::chrono::seconds interval_{0};
     bool running_ = false;

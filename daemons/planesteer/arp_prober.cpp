@@ -25,12 +25,14 @@ constexpr MacAddr kBroadcast{0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 }  // namespace
 
-ArpProber::ArpProber(boost::asio::io_context& io, const std::vector<std::string>& ports,
+ArpProber::ArpProber(const PacketPortFactory& open, const std::vector<std::string>& ports, Now now,
                      Answer onAnswer)
-    : onAnswer_(std::move(onAnswer)), matcher_(std::chrono::milliseconds(600), 4096) {
+    : now_(std::move(now)),
+      onAnswer_(std::move(onAnswer)),
+      matcher_(std::chrono::milliseconds(600), 4096) {
     for (size_t i = 0; i < ports.size(); ++i) {
-        ports_.push_back(std::make_unique<PacketPort>(
-            io, ports[i], [this, i](const uint8_t* d, size_t n, int t) { heard(i, d, n, t); }));
+        ports_.push_back(
+            open(ports[i], [this, i](const uint8_t* d, size_t n, int t) { heard(i, d, n, t); }));
     }
 }
 
@@ -44,7 +46,7 @@ bool ArpProber::probe(size_t port, const MacAddr& ourMac, const IpAddr& ourIp, c
     // Broadcast, as any ARP request: the leaf is the only one on the link.
     bool ok = ports_.at(port)->send(pkt.data(), pkt.size(), ETH_P_ARP, kBroadcast);
     ++(ok ? counters_.sent : counters_.sendErrors);
-    if (ok) matcher_.asked(port, peer, Clock::now());
+    if (ok) matcher_.asked(port, peer, now_());
     return ok;
 }
 
@@ -53,7 +55,7 @@ void ArpProber::heard(size_t port, const uint8_t* data, size_t len, int pkttype)
     auto m = netlink::parseArp(data, len);
     if (!m || m->op != netlink::kArpReply || m->target != ourIp_) return;
     // Replies to the kernel's own requests (dual-send ARP) land here too: unmatched.
-    if (matcher_.match(port, m->sender, m->senderMac, Clock::now()) != Heard::Answer) return;
+    if (matcher_.match(port, m->sender, m->senderMac, now_()) != Heard::Answer) return;
     ++counters_.answers;
     onAnswer_(port, m->sender, m->senderMac);
 }

@@ -4,7 +4,6 @@
 // counts only when it answers a request of ours on that port (probe_match.h).
 #pragma once
 
-#include <boost/asio/io_context.hpp>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,14 +22,15 @@ struct ProberCounters {
 class ArpProber {
   public:
     using Answer = std::function<void(size_t port, const IpAddr& peer, const MacAddr& mac)>;
-    ArpProber(boost::asio::io_context& io, const std::vector<std::string>& ports, Answer onAnswer);
-    void start();  // throws std::system_error when a socket cannot be opened
+    ArpProber(const PacketPortFactory& open, const std::vector<std::string>& ports, Now now,
+              Answer onAnswer);
+    void start();  // throws std::system_error when a port cannot be opened
     // `ourMac`/`ourIp`: the bond's; returns false when the kernel refused to send.
     bool probe(size_t port, const MacAddr& ourMac, const IpAddr& ourIp, const IpAddr& peer);
     void setLimits(std::chrono::milliseconds window, size_t capacity) {
         matcher_.setLimits(window, capacity);
     }
-    void expire() { matcher_.expire(Clock::now()); }
+    void expire() { matcher_.expire(now_()); }
     void portDown(size_t port) { matcher_.portDown(port); }  // its next leaf may differ
     const ProberCounters& counters() const { return counters_; }
     const MatchCounters& matchCounters() const { return matcher_.counters(); }
@@ -39,6 +39,7 @@ class ArpProber {
     void heard(size_t port, const uint8_t* data, size_t len, int pkttype);
 
     std::vector<std::unique_ptr<PacketPort>> ports_;
+    Now now_;
     Answer onAnswer_;
     ProberCounters counters_;
     ArpMatcher matcher_;

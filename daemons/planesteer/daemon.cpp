@@ -2,6 +2,8 @@
 
 #include <linux/neighbour.h>
 
+#include <stdexcept>
+
 #include "twinrail/common/log.h"
 #include "twinrail/common/notify.h"
 
@@ -20,39 +22,61 @@ std::chrono::milliseconds answerWindow(const SteerParams& s) {
     return s.interval * s.misses;
 }
 
+// Runs `f` from a callback of the loop: what it throws is logged, never propagated.
+template <class F>
+void guarded(const char* what, F&& f) {
+    try {
+        std::forward<F>(f)();
+    } catch (const std::exception& e) {
+        log::error(what, ": ", e.what());
+    } catch (...) {
+        log::error(what, ": unknown exception");
+    }
+}
+
 }  // namespace
 
-Daemon::Daemon(boost::asio::io_context& io, Config config)
-    : io_(io), cfg_(std::move(config)), monitor_(io, *this), probeTimer_(io) {
+Daemon::Daemon(boost::asio::io_context& io, Config config, Edges edges)
+    : cfg_(std::move(config)), edges_(std::move(edges)), probeTimer_(io) {
+    if (!edges_.kernel || !edges_.packetPort || !edges_.tc || !edges_.tcShow)
+        throw std::invalid_argument("planesteer: an edge is missing (kernel, ports or tc)");
+    if (!edges_.now) edges_.now = [] { return Clock::now(); };
     for (const auto& [name, bond] : cfg_.bonds)
         bonds_.push_back(std::make_unique<Bond>(name, bond, cfg_));
+    kernel_ = edges_.kernel(*this);
 }
 
 void Daemon::start() {
     NonceKey key = randomNonceKey();
     for (auto& b : bonds_) {
-        b->pins = std::make_unique<TcPins>(io_, b->name, b->ports);
-        b->pins->clearLeftovers();
+        b->pins = std::make_unique<TcPins>(*edges_.tc, edges_.tcShow, b->name, b->ports);
+        b->pins->start();
         Bond* bond = b.get();
         b->prober = std::make_unique<ArpProber>(
-            io_, b->ports, [bond](size_t port, const IpAddr& peer, const MacAddr& mac) {
-                if (peer == bond->cfg.gateway) bond->gatewayMac = mac;
-                bond->policy.answered(peer, port, Clock::now());
+            edges_.packetPort, b->ports, edges_.now,
+            [this, bond](size_t port, const IpAddr& peer, const MacAddr& mac) {
+                guarded("ARP answer", [&] {
+                    if (peer == bond->cfg.gateway) bond->gatewayMac = mac;
+                    bond->policy.answered(peer, port, edges_.now());
+                });
             });
         b->prober->start();
         if (b->cfg.gateway) {
             b->echo = std::make_unique<EchoProber>(
-                io_, b->ports, cfg_.sampleOneIn, key,
-                [bond](size_t port, const IpAddr& peer) {
-                    bond->policy.answered(peer, port, Clock::now());
+                edges_.packetPort, b->ports, cfg_.sampleOneIn, key, edges_.now,
+                [this, bond](size_t port, const IpAddr& peer) {
+                    guarded("echo answer",
+                            [&] { bond->policy.answered(peer, port, edges_.now()); });
                 },
-                [this, bond](const IpAddr& dst) { sampled(*bond, dst); });
+                [this, bond](const IpAddr& dst) {
+                    guarded("sampled packet", [&] { sampled(*bond, dst); });
+                });
             b->echo->start();
         }
         setLimits(*b);
     }
-    lastCounters_ = Clock::now();
-    monitor_.start();
+    lastCounters_ = edges_.now();
+    kernel_->start();
     armProbe();
     log::notice("steering ", bonds_.size(), " bond(s): a probe per peer and port every ",
                 cfg_.steer.interval.count(), " ms, a port silent after ", cfg_.steer.misses);
@@ -63,9 +87,15 @@ void Daemon::stop() {
     // Pins stay: the plane that lost a peer is still without it. A restart finds them,
     // removes them, and decides again within a few probes.
     probeTimer_.cancel();
+    for (auto& b : bonds_)
+        if (b->pins) b->pins->stop();
 }
 
 void Daemon::applyConfig(const Config& next) {
+    guarded("config", [&] { reconfigure(next); });
+}
+
+void Daemon::reconfigure(const Config& next) {
     if (next.bonds != cfg_.bonds || next.sampleOneIn != cfg_.sampleOneIn) {
         log::error(
             "config rejected, keeping the running config: bonds and sample_one_in need a "
@@ -92,6 +122,12 @@ void Daemon::setLimits(Bond& b) {
     if (b.echo) b.echo->setLimits(window, perRound * rounds);
 }
 
+const Bond* Daemon::bond(const std::string& name) const {
+    for (const auto& b : bonds_)
+        if (b->name == name) return b.get();
+    return nullptr;
+}
+
 Bond* Daemon::bondOf(int ifindex) {
     for (auto& b : bonds_)
         if (b->ifindex == ifindex) return b.get();
@@ -99,6 +135,10 @@ Bond* Daemon::bondOf(int ifindex) {
 }
 
 void Daemon::onLink(const netlink::LinkState& link, bool removed) {
+    guarded("link event", [&] { linkChanged(link, removed); });
+}
+
+void Daemon::linkChanged(const netlink::LinkState& link, bool removed) {
     for (auto& b : bonds_) {
         if (link.name == b->name) {
             b->ifindex = removed ? 0 : link.ifindex;
@@ -108,7 +148,7 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
             if (link.name != b->ports[p]) continue;
             b->portIfindex[p] = removed ? 0 : link.ifindex;
             bool wasUp = b->policy.portUp(p);
-            b->policy.setPortUp(p, !removed && link.operUp, Clock::now());
+            b->policy.setPortUp(p, !removed && link.operUp, edges_.now());
             if (!b->policy.portUp(p) && b->prober) b->prober->portDown(p);
             // Back up: pin everything to the other port now, before the bond uses it.
             if (!wasUp && b->policy.portUp(p) && b->pins) decide(*b);
@@ -117,6 +157,10 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
 }
 
 void Daemon::onAddress(const netlink::AddressEntry& addr, bool removed) {
+    guarded("address event", [&] { addressChanged(addr, removed); });
+}
+
+void Daemon::addressChanged(const netlink::AddressEntry& addr, bool removed) {
     Bond* b = bondOf(addr.ifindex);
     if (b == nullptr || !addr.prefix.addr.isV4()) return;
     if (removed && b->address && b->address->addr == addr.prefix.addr) b->address.reset();
@@ -124,6 +168,10 @@ void Daemon::onAddress(const netlink::AddressEntry& addr, bool removed) {
 }
 
 void Daemon::onNeighbor(const netlink::NeighborEntry& n, bool removed) {
+    guarded("neighbor event", [&] { neighborChanged(n, removed); });
+}
+
+void Daemon::neighborChanged(const netlink::NeighborEntry& n, bool removed) {
     Bond* b = bondOf(n.ifindex);
     if (b == nullptr || !n.ip.isV4()) return;
     if (b->cfg.gateway == n.ip) {  // the way to the other rails, not a peer
@@ -136,7 +184,7 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& n, bool removed) {
         return;
     }
     if (inSnapshot_) b->seenInSnapshot.insert(n.ip);
-    auto now = Clock::now();
+    auto now = edges_.now();
     auto t = b->onlink.touch(n.ip, now);
     if (t.evicted) forget(*b, *t.evicted);
     if (t.added) b->policy.addPeer(n.ip, now);
@@ -149,16 +197,26 @@ void Daemon::onSnapshotBegin() {
 
 void Daemon::onSnapshotEnd() {
     inSnapshot_ = false;
-    for (auto& b : bonds_) {
-        for (const auto& peer : b->policy.peers())
-            if (b->seenInSnapshot.count(peer) == 0 && !b->remote.contains(peer)) forget(*b, peer);
-    }
+    guarded("snapshot", [&] {
+        for (auto& b : bonds_) {
+            for (const auto& peer : b->policy.peers()) {
+                if (b->seenInSnapshot.count(peer) == 0 && !b->remote.contains(peer))
+                    forget(*b, peer);
+            }
+        }
+    });
+}
+
+// Nothing is known to be gone: no peer is forgotten on partial data.
+void Daemon::onSnapshotAborted() {
+    inSnapshot_ = false;
 }
 
 void Daemon::armProbe() {
     probeTimer_.expires_after(cfg_.steer.interval);
     probeTimer_.async_wait([this](const boost::system::error_code& ec) {
         if (ec) return;
+        ++rounds_;
         probeAll();
         armProbe();
     });
@@ -177,7 +235,7 @@ void Daemon::sampled(Bond& b, const IpAddr& dst) {
     if (!b.address || !b.cfg.fabric || !remotePeer(dst, *b.address, *b.cfg.fabric, *b.cfg.gateway))
         return;
     if (b.onlink.contains(dst)) return;  // one budget per peer: the on-link one has it
-    auto now = Clock::now();
+    auto now = edges_.now();
     auto t = b.remote.touch(dst, now);
     if (t.evicted) forget(b, *t.evicted);
     if (t.added) b.policy.addPeer(dst, now);
@@ -190,37 +248,39 @@ void Daemon::askGateway(Bond& b) {
 }
 
 void Daemon::probeAll() {
-    auto now = Clock::now();
-    if (now - lastCounters_ >= kCountersEvery) logCounters();
-    for (auto& b : bonds_) {
-        if (!b->mac || !b->address) continue;  // the bond is not up yet
-        for (const auto& peer : b->remote.seenBefore(now - cfg_.remoteIdle)) forget(*b, peer);
-        b->prober->expire();
-        if (b->echo) b->echo->expire();
-        if (b->echo && !b->gatewayMac) askGateway(*b);
-        for (const auto& peer : b->policy.peers()) {
-            if (peer == b->address->addr) continue;
-            // Echo through the gateway when there is one: the probe takes the traffic's own
-            // path, forwarded by the leaf's hardware, not its CPU (ARP is trapped to the
-            // CPU, and control-plane policing drops ARP floods). ARP otherwise: a fabric
-            // of one subnet, or before anything resolved the gateway.
-            bool echo = b->echo && b->gatewayMac;
-            if (!echo && b->remote.contains(peer)) continue;  // only the gateway reaches it
-            for (size_t p = 0; p < b->ports.size(); ++p) {
-                if (!b->policy.portUp(p)) continue;
-                if (echo) {
-                    b->echo->probe(p, *b->gatewayMac, b->address->addr, peer);
-                } else {
-                    b->prober->probe(p, *b->mac, b->address->addr, peer);
-                }
+    auto now = edges_.now();
+    if (now - lastCounters_ >= kCountersEvery) guarded("counters", [this] { logCounters(); });
+    for (auto& b : bonds_) guarded("probe round", [&] { probe(*b, now); });
+}
+
+void Daemon::probe(Bond& b, Clock::time_point now) {
+    if (!b.mac || !b.address) return;  // the bond is not up yet
+    for (const auto& peer : b.remote.seenBefore(now - cfg_.remoteIdle)) forget(b, peer);
+    b.prober->expire();
+    if (b.echo) b.echo->expire();
+    if (b.echo && !b.gatewayMac) askGateway(b);
+    for (const auto& peer : b.policy.peers()) {
+        if (peer == b.address->addr) continue;
+        // Echo through the gateway when there is one: the probe takes the traffic's own
+        // path, forwarded by the leaf's hardware, not its CPU (ARP is trapped to the CPU,
+        // and control-plane policing drops ARP floods). ARP otherwise: a fabric of one
+        // subnet, or before anything resolved the gateway.
+        bool echo = b.echo && b.gatewayMac;
+        if (!echo && b.remote.contains(peer)) continue;  // only the gateway reaches it
+        for (size_t p = 0; p < b.ports.size(); ++p) {
+            if (!b.policy.portUp(p)) continue;
+            if (echo) {
+                b.echo->probe(p, *b.gatewayMac, b.address->addr, peer);
+            } else {
+                b.prober->probe(p, *b.mac, b.address->addr, peer);
             }
         }
-        decide(*b);
     }
+    decide(b);
 }
 
 void Daemon::decide(Bond& b) {
-    auto now = Clock::now();
+    auto now = edges_.now();
     // Every round states every peer's wish; TcPins keeps only what differs from what tc
     // already has, one entry per peer however often a wish changes.
     for (const auto& peer : b.policy.peers()) b.pins->want(peer, b.policy.pinFor(peer, now));
@@ -228,7 +288,7 @@ void Daemon::decide(Bond& b) {
 }
 
 void Daemon::logCounters() {
-    lastCounters_ = Clock::now();
+    lastCounters_ = edges_.now();
     uint64_t refused = 0;
     for (const auto& b : bonds_) {
         b->pins->verify();

@@ -6,6 +6,10 @@
 // through the gateway); the policy (steer_policy.h) decides, and TcPins applies. Each
 // kind of peer has a budget of its own (peer_budget.h). Every minute each bond's counters
 // (answers, answers refused as unmatched, pins, evictions) go to the log.
+//
+// Its edges (the kernel, the ports' packet sockets, tc, the clock) come in as Edges
+// (edges.h). Nothing it does waits: tc runs through the CommandRunner (tc_pins.h), and
+// nothing thrown inside a callback of the loop leaves it (it is logged).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -18,6 +22,7 @@
 #include "arp_prober.h"
 #include "config.h"
 #include "echo_prober.h"
+#include "edges.h"
 #include "peer_budget.h"
 #include "steer_policy.h"
 #include "tc_pins.h"
@@ -55,22 +60,32 @@ struct Bond {
 
 class Daemon final : public netlink::NetlinkObserver {
   public:
-    Daemon(boost::asio::io_context& io, Config config);
-    void start();  // throws on failure
+    Daemon(boost::asio::io_context& io, Config config, Edges edges);
+    // Opens the ports and subscribes to the kernel; throws on failure. Returns without
+    // waiting for tc: a previous run's pins are cleared in the background.
+    void start();
     void stop();
     void applyConfig(const Config& next);
+
+    const Bond* bond(const std::string& name) const;
+    uint64_t rounds() const { return rounds_; }  // probe rounds so far
 
     void onLink(const netlink::LinkState& link, bool removed) override;
     void onAddress(const netlink::AddressEntry& addr, bool removed) override;
     void onNeighbor(const netlink::NeighborEntry& neigh, bool removed) override;
     void onSnapshotBegin() override;
     void onSnapshotEnd() override;
-    void onSnapshotAborted() override {}
+    void onSnapshotAborted() override;
     void onBurstEnd() override {}
 
   private:
+    void reconfigure(const Config& next);
+    void linkChanged(const netlink::LinkState& link, bool removed);
+    void addressChanged(const netlink::AddressEntry& addr, bool removed);
+    void neighborChanged(const netlink::NeighborEntry& n, bool removed);
     void armProbe();
     void probeAll();
+    void probe(Bond& b, Clock::time_point now);
     void decide(Bond& b);
     void forget(Bond& b, const IpAddr& peer);
     void askGateway(Bond& b);
@@ -79,11 +94,12 @@ class Daemon final : public netlink::NetlinkObserver {
     void logCounters();
     Bond* bondOf(int ifindex);
 
-    boost::asio::io_context& io_;
     Config cfg_;
+    Edges edges_;
     std::vector<std::unique_ptr<Bond>> bonds_;
-    netlink::NetlinkMonitor monitor_;
+    std::unique_ptr<netlink::KernelEvents> kernel_;
     boost::asio::steady_timer probeTimer_;
+    uint64_t rounds_ = 0;
     Clock::time_point lastCounters_{};
     uint64_t refusedAtLastLog_ = 0;
     bool inSnapshot_ = false;

@@ -40,15 +40,16 @@ std::vector<sock_filter> echoAndSampleFilter(uint32_t sampleOneIn) {
     };
 }
 
-EchoProber::EchoProber(boost::asio::io_context& io, const std::vector<std::string>& ports,
-                       uint32_t sampleOneIn, NonceKey key, Reply onReply, Destination onDestination)
+EchoProber::EchoProber(const PacketPortFactory& open, const std::vector<std::string>& ports,
+                       uint32_t sampleOneIn, NonceKey key, Now now, Reply onReply,
+                       Destination onDestination)
     : sampleOneIn_(sampleOneIn),
+      now_(std::move(now)),
       onReply_(std::move(onReply)),
       onDestination_(std::move(onDestination)),
       matcher_(key, std::chrono::milliseconds(600), 4096) {
     for (const auto& p : ports) {
-        ports_.push_back(std::make_unique<PacketPort>(
-            io, p, [this](const uint8_t* d, size_t n, int t) { heard(d, n, t); }));
+        ports_.push_back(open(p, [this](const uint8_t* d, size_t n, int t) { heard(d, n, t); }));
     }
 }
 
@@ -60,7 +61,7 @@ bool EchoProber::probe(size_t port, const MacAddr& gatewayMac, const IpAddr& our
                        const IpAddr& peer) {
     ourIp_ = ourIp;
     uint16_t seq = echoSeq(port, counter_++);
-    uint64_t nonce = matcher_.issue(port, peer, seq, Clock::now());
+    uint64_t nonce = matcher_.issue(port, peer, seq, now_());
     auto pkt = buildEchoRequest(ourIp, peer, kEchoId, seq, nonce);
     bool ok = ports_.at(port)->send(pkt.data(), pkt.size(), ETH_P_IP, gatewayMac);
     ++(ok ? counters_.sent : counters_.sendErrors);
@@ -76,7 +77,7 @@ void EchoProber::heard(const uint8_t* data, size_t len, int pkttype) {
     if (!r || r->id != kEchoId || r->to != ourIp_) return;
     // Which port it arrived on does not matter (the peer's bond picks the way back); the
     // port it counts for is the one the matching request left by, not the seq's bit.
-    auto v = matcher_.match(r->nonce, r->from, r->seq, Clock::now());
+    auto v = matcher_.match(r->nonce, r->from, r->seq, now_());
     if (v.heard != Heard::Answer || v.port >= ports_.size()) return;
     ++counters_.answers;
     onReply_(v.port, r->from);

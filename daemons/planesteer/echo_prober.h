@@ -9,7 +9,6 @@
 // when they answer a request of ours (probe_match.h); the rest are counted and dropped.
 #pragma once
 
-#include <boost/asio/io_context.hpp>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,15 +24,16 @@ class EchoProber {
   public:
     using Reply = std::function<void(size_t port, const IpAddr& peer)>;  // port it left by
     using Destination = std::function<void(const IpAddr& dst)>;
-    EchoProber(boost::asio::io_context& io, const std::vector<std::string>& ports,
-               uint32_t sampleOneIn, NonceKey key, Reply onReply, Destination onDestination);
-    void start();  // throws std::system_error when a socket cannot be opened
+    EchoProber(const PacketPortFactory& open, const std::vector<std::string>& ports,
+               uint32_t sampleOneIn, NonceKey key, Now now, Reply onReply,
+               Destination onDestination);
+    void start();  // throws std::system_error when a port cannot be opened
     bool probe(size_t port, const MacAddr& gatewayMac, const IpAddr& ourIp, const IpAddr& peer);
     // How long a request may wait for its reply, and how many may wait at once.
     void setLimits(std::chrono::milliseconds window, size_t capacity) {
         matcher_.setLimits(window, capacity);
     }
-    void expire() { matcher_.expire(Clock::now()); }
+    void expire() { matcher_.expire(now_()); }
     const ProberCounters& counters() const { return counters_; }
     const MatchCounters& matchCounters() const { return matcher_.counters(); }
 
@@ -42,6 +42,7 @@ class EchoProber {
 
     std::vector<std::unique_ptr<PacketPort>> ports_;
     uint32_t sampleOneIn_;
+    Now now_;
     Reply onReply_;
     Destination onDestination_;
     ProberCounters counters_;

@@ -1,10 +1,12 @@
 // planesteer: on a server with bonded NICs (the bond attachment), keeps each peer's
 // traffic off the plane that can no longer deliver to it (steer_policy.h). Options,
-// config source and signals are the shared service host's.
+// config source and signals are the shared service host's; the machine's kernel, packet
+// sockets and tc are handed to the daemon as its edges (edges.h).
 #include <memory>
 
 #include "config.h"
 #include "daemon.h"
+#include "edges.h"
 #include "twinrail/service/service.h"
 
 namespace tr = twinrail;
@@ -14,7 +16,8 @@ namespace {
 
 class Running final : public tr::service::RunningDaemon {
   public:
-    Running(const ps::Config& cfg, const tr::service::StartContext& ctx) : daemon_(ctx.io, cfg) {
+    Running(const ps::Config& cfg, const tr::service::StartContext& ctx)
+        : daemon_(ctx.io, cfg, ps::realEdges(ctx.io)) {
         daemon_.start();
     }
     void apply(const nlohmann::json& doc) override {

@@ -8,12 +8,14 @@
 #include <cstring>
 #include <system_error>
 
+#include "twinrail/common/log.h"
+
 namespace twinrail::planesteer {
 
-PacketPort::PacketPort(boost::asio::io_context& io, std::string name, Handler onFrame)
+SocketPacketPort::SocketPacketPort(boost::asio::io_context& io, std::string name, Handler onFrame)
     : io_(io), name_(std::move(name)), onFrame_(std::move(onFrame)) {}
 
-void PacketPort::open(const std::vector<sock_filter>& filter) {
+void SocketPacketPort::open(const std::vector<sock_filter>& filter) {
     ifindex_ = static_cast<int>(if_nametoindex(name_.c_str()));
     if (ifindex_ == 0) throw std::system_error(errno, std::generic_category(), "no port " + name_);
     int fd = ::socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
@@ -35,7 +37,8 @@ void PacketPort::open(const std::vector<sock_filter>& filter) {
     arm();
 }
 
-bool PacketPort::send(const uint8_t* data, size_t len, uint16_t proto, const MacAddr& dstMac) {
+bool SocketPacketPort::send(const uint8_t* data, size_t len, uint16_t proto,
+                            const MacAddr& dstMac) {
     if (!fd_) return false;
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
@@ -47,7 +50,7 @@ bool PacketPort::send(const uint8_t* data, size_t len, uint16_t proto, const Mac
                     sizeof(to)) == static_cast<ssize_t>(len);
 }
 
-void PacketPort::arm() {
+void SocketPacketPort::arm() {
     fd_->async_wait(boost::asio::posix::stream_descriptor::wait_read,
                     [this](const boost::system::error_code& ec) {
                         if (ec) return;
@@ -55,14 +58,19 @@ void PacketPort::arm() {
                     });
 }
 
-void PacketPort::read() {
+void SocketPacketPort::read() {
     for (int i = 0; i < 256; ++i) {  // a burst, then back to the loop
         sockaddr_ll from{};
         socklen_t len = sizeof(from);
         ssize_t n = ::recvfrom(fd_->native_handle(), buf_.data(), buf_.size(), 0,
                                reinterpret_cast<sockaddr*>(&from), &len);
         if (n <= 0) break;
-        onFrame_(buf_.data(), static_cast<size_t>(n), from.sll_pkttype);
+        // Nothing the owner throws may leave this asio callback: the frame is dropped.
+        try {
+            onFrame_(buf_.data(), static_cast<size_t>(n), from.sll_pkttype);
+        } catch (const std::exception& e) {
+            log::error(name_, ": a frame was dropped: ", e.what());
+        }
     }
     arm();
 }

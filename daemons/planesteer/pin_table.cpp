@@ -1,6 +1,8 @@
 #include "pin_table.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 namespace twinrail::planesteer {
 namespace {
@@ -24,12 +26,17 @@ void PinTable::enqueue(const IpAddr& peer) {
 }
 
 void PinTable::want(const IpAddr& peer, std::optional<size_t> port) {
+    failed_.erase(peer);  // a newer wish replaces a failed one
     bool inFlight = inFlight_ && inFlight_->peer == peer;
     auto it = installed_.find(peer);
     std::optional<size_t> current;
-    if (it != installed_.end()) current = it->second.port;
+    bool uncertain = false;
+    if (it != installed_.end()) {
+        current = it->second.port;
+        uncertain = it->second.uncertain;
+    }
     auto w = wanted_.find(peer);
-    if (!inFlight && port == current) {
+    if (!inFlight && !uncertain && port == current) {
         if (w != wanted_.end()) {  // a pending change undone before it ran
             wanted_.erase(w);
             ++counters_.coalesced;
@@ -73,7 +80,7 @@ std::optional<PinCommand> PinTable::next() {
             if (it == installed_.end()) continue;
             inFlight_ = PinCommand{PinCommand::Op::Remove, peer, it->second.handle, 0};
         } else if (it != installed_.end()) {
-            if (it->second.port == *port) continue;
+            if (it->second.port == *port && !it->second.uncertain) continue;
             inFlight_ = PinCommand{PinCommand::Op::Set, peer, it->second.handle, *port};
         } else {
             auto handle = allocate(peer);
@@ -88,37 +95,72 @@ std::optional<PinCommand> PinTable::next() {
     return std::nullopt;
 }
 
-void PinTable::done(bool ok) {
+void PinTable::done(bool ok, bool nodePresent) {
     if (!inFlight_) return;
     PinCommand c = *inFlight_;
     inFlight_.reset();
-    bool wasInstalled = installed_.count(c.peer) > 0;
-    if (!ok) ++counters_.failed;
-    if (c.op == PinCommand::Op::Remove) {
-        // Failed or not, the node is not ours any more: "not found" is the usual reason,
-        // and a table that is gone altogether is caught by the caller (reinstallAll).
-        installed_.erase(c.peer);
-        used_[c.handle.bucket].erase(c.handle.item);
+    auto it = installed_.find(c.peer);
+    auto freeHandle = [this, &c] { used_[c.handle.bucket].erase(c.handle.item); };
+    if (ok && c.op == PinCommand::Op::Remove) {
+        if (it != installed_.end()) installed_.erase(it);
+        freeHandle();
     } else if (ok) {
         installed_[c.peer] = Pin{c.handle, c.port};
-    } else if (!wasInstalled) {
-        used_[c.handle.bucket].erase(c.handle.item);
+    } else {
+        ++counters_.failed;
+        if (!nodePresent) {  // gone, whatever was asked
+            if (it != installed_.end()) installed_.erase(it);
+            freeHandle();
+        } else if (it != installed_.end()) {
+            // A failed Remove leaves the pin as it was; a failed re-point, either port.
+            it->second.uncertain = it->second.uncertain || c.op == PinCommand::Op::Set;
+        } else if (c.op == PinCommand::Op::Set) {
+            installed_[c.peer] = Pin{c.handle, c.port, true};  // made, though tc failed
+        }
+        if (wanted_.count(c.peer) == 0) {
+            std::optional<size_t> wish;
+            if (c.op == PinCommand::Op::Set) wish = c.port;
+            failed_[c.peer] = wish;
+        }
     }
     // A wish that came while tc ran is still in wanted_ and queued: compare it again.
     if (auto w = wanted_.find(c.peer); w != wanted_.end()) {
-        auto it = installed_.find(c.peer);
+        auto pin = installed_.find(c.peer);
         std::optional<size_t> current;
-        if (it != installed_.end()) current = it->second.port;
-        if (w->second == current) {
+        bool uncertain = false;
+        if (pin != installed_.end()) {
+            current = pin->second.port;
+            uncertain = pin->second.uncertain;
+        }
+        if (w->second == current && !uncertain) {
             wanted_.erase(w);
             ++counters_.coalesced;
         }
     }
 }
 
+void PinTable::retryFailed() {
+    auto failed = std::exchange(failed_, {});
+    for (const auto& [peer, port] : failed)
+        if (wanted_.count(peer) == 0) want(peer, port);
+}
+
 void PinTable::reinstallAll() {
+    if (inFlight_) {
+        const PinCommand& c = *inFlight_;
+        if (c.op == PinCommand::Op::Set && wanted_.count(c.peer) == 0) {
+            wanted_.emplace(c.peer, c.port);
+            enqueue(c.peer);
+        }
+        inFlight_.reset();
+    }
+    // Each pin as the peer should have it: its pending wish, else the one tc failed, else
+    // what it had.
     for (const auto& [peer, pin] : installed_) {
-        if (wanted_.count(peer) == 0) wanted_.emplace(peer, pin.port);
+        if (wanted_.count(peer) == 0) {
+            auto f = failed_.find(peer);
+            wanted_.emplace(peer, f != failed_.end() ? f->second : std::optional(pin.port));
+        }
         enqueue(peer);
     }
     installed_.clear();
@@ -161,6 +203,29 @@ std::vector<std::vector<std::string>> tcTableSetup(const std::string& tc, const 
     root.insert(root.end(), {"u32", "match", "u32", "0", "0", "hashkey", "mask", "0x000000ff", "at",
                              "16", "link", "1:"});
     return {del, table, root};
+}
+
+std::vector<std::string> tcGetArgv(const std::string& tc, const std::string& bond,
+                                   std::optional<PinHandle> node) {
+    std::string handle = "1:";
+    if (node) handle += hex(node->bucket) + ":" + hex(node->item);
+    auto argv = filterHead(tc, "get", bond);
+    argv.insert(argv.end(), {"handle", handle, "u32"});
+    return argv;
+}
+
+std::set<int> tcPinPrefs(const std::string& json) {
+    std::set<int> prefs;
+    auto j = nlohmann::json::parse(json, nullptr, false);
+    if (!j.is_array()) return prefs;
+    for (const auto& f : j) {
+        if (!f.is_object()) continue;
+        auto pref = f.find("pref");
+        if (pref == f.end() || !pref->is_number_integer()) continue;
+        auto v = pref->get<int64_t>();
+        if (v >= kFirstPref && v <= kLastPref) prefs.insert(static_cast<int>(v));
+    }
+    return prefs;
 }
 
 bool tcListsPinTable(const std::string& json) {

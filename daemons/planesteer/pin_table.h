@@ -52,8 +52,16 @@ class PinTable {
     void want(const IpAddr& peer, std::optional<size_t> port);
     // The next command, or nullopt when nothing is left or one is in flight.
     std::optional<PinCommand> next();
-    void done(bool ok);  // the in-flight command's result
-    // tc lost the table (its qdisc went): every pin must be made again.
+    // The in-flight command's result. Applied: the pin is what it asked. Failed: the pin
+    // is what tc found at the command's node afterwards (`nodePresent`, from `tc filter
+    // get`): gone, or there with its port uncertain (a timed-out tc may have applied it),
+    // so that the next wish for the peer runs whatever it is. A failed wish is kept and
+    // queued again by retryFailed(), not at once: tc that fails now fails a moment later.
+    void done(bool ok, bool nodePresent = false);
+    // The failed wishes nothing newer replaced, queued again (the next decision round).
+    void retryFailed();
+    // tc lost the table (its qdisc went): every pin must be made again. A command in
+    // flight is abandoned: its wish stands (a Set is made again, a Remove is moot).
     void reinstallAll();
 
     std::optional<size_t> pinnedPort(const IpAddr& peer) const;
@@ -66,12 +74,14 @@ class PinTable {
     struct Pin {
         PinHandle handle;
         size_t port;
+        bool uncertain = false;  // a failed command left the node; its port is not known
     };
     std::optional<PinHandle> allocate(const IpAddr& peer);
     void enqueue(const IpAddr& peer);
 
     std::map<IpAddr, Pin> installed_;
     std::map<IpAddr, std::optional<size_t>> wanted_;  // differs from installed_
+    std::map<IpAddr, std::optional<size_t>> failed_;  // wishes tc failed, for retryFailed()
     std::deque<IpAddr> queue_;                        // each peer at most once
     std::set<IpAddr> inQueue_;
     std::map<uint8_t, std::set<uint16_t>> used_;
@@ -87,5 +97,11 @@ std::vector<std::string> tcArgv(const std::string& tc, const std::string& bond,
 std::vector<std::vector<std::string>> tcTableSetup(const std::string& tc, const std::string& bond);
 // Whether `tc -j filter show dev B egress` lists the pin table.
 bool tcListsPinTable(const std::string& json);
+// The prefs in [kFirstPref, kLastPref] that `tc -j filter show dev B egress` lists: a
+// previous run's pins, the table or one filter per pin (older versions).
+std::set<int> tcPinPrefs(const std::string& json);
+// Asks tc whether the table (no handle) or one pin's node is there: exit code 0 when it is.
+std::vector<std::string> tcGetArgv(const std::string& tc, const std::string& bond,
+                                   std::optional<PinHandle> node);
 
 }  // namespace twinrail::planesteer

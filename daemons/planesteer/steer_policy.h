@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <vector>
@@ -18,6 +19,8 @@
 namespace twinrail::planesteer {
 
 using Clock = std::chrono::steady_clock;
+// The time the policy, the budgets and the answer windows see: steady_clock's, or a test's.
+using Now = std::function<Clock::time_point()>;
 
 struct SteerParams {
     std::chrono::milliseconds interval{200};  // one probe per port per peer

@@ -179,7 +179,7 @@ class ArpGuardIt : public ::testing::Test {
         ::close(target);
         ASSERT_EQ(joined, 0);
         boost::asio::io_context io;
-        ProcessRunner runner(io);
+        ProcessRunner runner(io, {{Capability::NetAdmin}});
         std::string failures;
         ArpGuard guard(runner, [&failures](const std::string& port, const std::string& err) {
             failures += port + ": " + err + "\n";

@@ -91,17 +91,18 @@ class HostroutedFabric : public ::testing::Test {
         return d;
     }
 
-    std::string exec(const std::string& node, const std::string& cmd) const {
-        return fabric_->exec(node, cmd).out;
+    // `argv` in the node's namespace (no shell): its stdout.
+    std::string exec(const std::string& node, const lab::Argv& argv) const {
+        return fabric_->run(node, argv).out;
     }
 
-    bool routeIn(const std::string& node, const std::string& showCmd, const std::string& what) {
-        return contains(exec(node, showCmd), what);
+    bool routeIn(const std::string& node, const lab::Argv& show, const std::string& what) {
+        return contains(exec(node, show), what);
     }
 
     // The host talks to its gateway, so the leaf learns it as a neighbor.
     void hostSpeaks(const std::string& host, const std::string& gateway) {
-        exec(host, "ping -c1 -W1 " + gateway + " >/dev/null 2>&1");
+        exec(host, {"ping", "-c1", "-W1", gateway});
     }
 
     std::unique_ptr<lab::Fabric> fabric_;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -66,8 +67,15 @@ class LabEvpn : public ::testing::Test {
         lab::PlanLab::down(name_);
         EXPECT_TRUE(leftovers(name_).empty());
     }
-    std::string in(const std::string& node, const std::string& cmd) const {
-        return lab::inNode(name_, node, cmd).out;
+    // `argv` in the node's namespace (no shell): its output.
+    std::string in(const std::string& node, const lab::Argv& argv) const {
+        return lab::inNodeRun(name_, node, argv).out;
+    }
+    // ping's "N received", as `grep -o "[0-9]* received"` printed it.
+    static std::string received(const std::string& pingOut) {
+        static const std::regex kReceived("[0-9]+ received");
+        std::smatch m;
+        return std::regex_search(pingOut, m, kReceived) ? m.str() + "\n" : "";
     }
     // The plan binds each NIC's address to its leaf (issue 18): the addresses a test adds
     // on its own are bound the way an operator would, in the leaf's config_db.json and a
@@ -88,14 +96,17 @@ class LabEvpn : public ::testing::Test {
         ::kill(std::stoi(pid), SIGHUP);
         const std::string line = "bindings: " + std::to_string(want) + " host addresses";
         EXPECT_TRUE(lab::waitUntil(
-            [&] { return contains(in(leaf, "cat " + dir + "/hostrouted.log"), line); }, 5s, 20ms))
+            [&] {
+                return contains(in(leaf, {"cat", dir + "/hostrouted.log"}), line);
+            },
+            5s, 20ms))
             << leaf << ": no reload with " << line;
     }
     bool routed(const std::string& leaf, const std::string& ip) const {
-        return contains(in(leaf, "ip route show table 10 " + ip + "/32"), ip);
+        return contains(in(leaf, {"ip", "route", "show", "table", "10", ip + "/32"}), ip);
     }
     bool inPlane(const std::string& spine, const std::string& ip) const {
-        return contains(in(spine, "ip route show " + ip + "/32"), ip);
+        return contains(in(spine, {"ip", "route", "show", ip + "/32"}), ip);
     }
     static bool contains(const std::string& s, const std::string& what) {
         return s.find(what) != std::string::npos;
@@ -103,12 +114,15 @@ class LabEvpn : public ::testing::Test {
     // `ip -ts monitor` in a node, logging to a file of the lab's (ended by `down`).
     std::string monitor(const std::string& node, const std::string& what) const {
         std::string path = lab::PlanLab::stateDir(name_) + "/" + node + "-" + what + ".mon";
-        in(node, "setsid -f ip -ts monitor " + what + " >" + path + " 2>&1 </dev/null");
+        lab::spawnDetached(
+            lab::inNamespace(lab::PlanLab::nsPrefix(name_) + node, {"ip", "-ts", "monitor", what}),
+            path);
         return path;
     }
     std::string stat(const std::string& leaf, const std::string& field) const {
-        auto r = in(leaf, "redis-cli -s " + lab::PlanLab::stateDir(name_) + "/" + leaf +
-                              "/redis.sock -n 6 HGET \"HOST_ROUTE_STATS|global\" " + field);
+        auto r =
+            in(leaf, {"redis-cli", "-s", lab::PlanLab::stateDir(name_) + "/" + leaf + "/redis.sock",
+                      "-n", "6", "HGET", "HOST_ROUTE_STATS|global", field});
         return r.empty() ? "" : r.substr(0, r.size() - 1);
     }
 
@@ -121,7 +135,8 @@ class LabEvpn : public ::testing::Test {
 TEST_F(LabEvpn, PeerLearnedHostsAreRoutedInBothPlanesAndRemoteVtepHostsNever) {
     // Both planes deliver to every NIC, though only plane 1's leaves got their ARP.
     EXPECT_EQ(pingEachPlane(name_, plan_), "");
-    EXPECT_TRUE(contains(in("p2-leaf1", "ip neigh show dev br-rail1 10.128.0.2"), "PERMANENT"));
+    EXPECT_TRUE(contains(in("p2-leaf1", {"ip", "neigh", "show", "dev", "br-rail1", "10.128.0.2"}),
+                         "PERMANENT"));
     EXPECT_TRUE(inPlane("p2-spine1", "10.128.0.2"));
 
     // Sync latency: a new address on srv1-nic1 ARPs to p1-leaf1; from that ARP's arrival
@@ -133,12 +148,13 @@ TEST_F(LabEvpn, PeerLearnedHostsAreRoutedInBothPlanesAndRemoteVtepHostsNever) {
     std::vector<double> sync, own;
     const int kTrials = 30;
     std::vector<std::string> added;
+    added.reserve(kTrials);
     for (int i = 0; i < kTrials; ++i) added.push_back("10.128.0." + std::to_string(100 + i));
     for (const char* leaf : {"p1-leaf1", "p2-leaf1"}) bindLike(leaf, "10.128.0.2", added);
     for (int i = 0; i < kTrials; ++i) {
         std::string ip = "10.128.0." + std::to_string(100 + i);
-        in("srv1-nic1", "ip addr add " + ip + "/24 dev bond0 && " + binaries().self +
-                            " announce bond0 " + ip + " 10.128.0.1");
+        in("srv1-nic1", {"ip", "addr", "add", ip + "/24", "dev", "bond0"});
+        in("srv1-nic1", {binaries().self, "announce", "bond0", ip, "10.128.0.1"});
         ASSERT_TRUE(lab::waitUntil([&] { return routed("p2-leaf1", ip); }, 5s, 10ms))
             << ip << " not synced to p2-leaf1 within 5 s";
     }
@@ -164,33 +180,40 @@ TEST_F(LabEvpn, PeerLearnedHostsAreRoutedInBothPlanesAndRemoteVtepHostsNever) {
     // A single-homed host on p2-leaf1 only (a plain bridge port, no ES): p2-leaf1 routes
     // it; p1-leaf1 holds it as a remote VTEP's (extern_learn) and never routes it.
     const std::string sh = lab::PlanLab::nsPrefix(name_) + "sh1";
-    ASSERT_EQ(
-        lab::sh("ip netns add " + sh +
-                " && ip link add shv0 type veth peer name shv1 && "
-                "ip link set shv0 netns " +
-                sh + " && ip link set shv1 netns " + lab::PlanLab::nsPrefix(name_) + "p2-leaf1")
-            .rc,
-        0);
-    in("p2-leaf1",
-       "ip link set shv1 name swp9 && ip link set swp9 master br-rail1 && "
-       "ip link set swp9 up");
+    ASSERT_EQ(lab::runAll({{"ip", "netns", "add", sh},
+                           {"ip", "link", "add", "shv0", "type", "veth", "peer", "name", "shv1"},
+                           {"ip", "link", "set", "shv0", "netns", sh},
+                           {"ip", "link", "set", "shv1", "netns",
+                            lab::PlanLab::nsPrefix(name_) + "p2-leaf1"}})
+                  .rc,
+              0);
+    lab::inNodeAll(name_, "p2-leaf1",
+                   {{"ip", "link", "set", "shv1", "name", "swp9"},
+                    {"ip", "link", "set", "swp9", "master", "br-rail1"},
+                    {"ip", "link", "set", "swp9", "up"}});
     // Bound on both leaves' rail bridge, behind no ES (p1-leaf1 still never routes it).
     for (const char* leaf : {"p1-leaf1", "p2-leaf1"})
         bindLike(leaf, "10.128.0.2", {"10.128.0.50"}, "");
-    lab::sh("ip netns exec " + sh +
-            " bash -c 'ip link set lo up; ip link set shv0 address "
-            "02:00:00:00:00:50; ip link set shv0 up; ip addr add 10.128.0.50/24 dev shv0; "
-            "ping -c2 -W1 10.128.0.1'");
+    lab::runAll(
+        {lab::inNamespace(sh, {"ip", "link", "set", "lo", "up"}),
+         lab::inNamespace(sh, {"ip", "link", "set", "shv0", "address", "02:00:00:00:00:50"}),
+         lab::inNamespace(sh, {"ip", "link", "set", "shv0", "up"}),
+         lab::inNamespace(sh, {"ip", "addr", "add", "10.128.0.50/24", "dev", "shv0"}),
+         lab::inNamespace(sh, {"ping", "-c2", "-W1", "10.128.0.1"})},
+        false);
     EXPECT_TRUE(lab::waitUntil([&] { return routed("p2-leaf1", "10.128.0.50"); }, 5s, 20ms));
     ASSERT_TRUE(lab::waitUntil(
-        [&] { return contains(in("p1-leaf1", "ip neigh show 10.128.0.50"), "extern_learn"); }, 10s,
-        50ms))
-        << in("p1-leaf1", "ip neigh show dev br-rail1");
+        [&] {
+            return contains(in("p1-leaf1", {"ip", "neigh", "show", "10.128.0.50"}), "extern_learn");
+        },
+        10s, 50ms))
+        << in("p1-leaf1", {"ip", "neigh", "show", "dev", "br-rail1"});
     std::this_thread::sleep_for(1s);  // ten EVPN reads on p1-leaf1
     EXPECT_FALSE(routed("p1-leaf1", "10.128.0.50"));
-    EXPECT_TRUE(contains(in("p1-leaf1", "grep 10.128.0.50 " + lab::PlanLab::stateDir(name_) +
-                                            "/p1-leaf1/hostrouted.log"),
-                         "not routed, behind"));
+    EXPECT_TRUE(contains(
+        in("p1-leaf1",
+           {"grep", "10.128.0.50", lab::PlanLab::stateDir(name_) + "/p1-leaf1/hostrouted.log"}),
+        "not routed, behind"));
     EXPECT_TRUE(inPlane("p2-spine1", "10.128.0.50"));
     EXPECT_FALSE(inPlane("p1-spine1", "10.128.0.50"));
 }
@@ -203,7 +226,7 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
     // over in p1-leaf1, the NIC's bond moves to port2).
     // First the bridge announces its own view of its VXLAN port (AF_BRIDGE link messages,
     // as it does on any port flag change): it must not blind hostrouted to that port.
-    in("p1-leaf1", "bridge link set dev vx-rail1 neigh_suppress on");
+    in("p1-leaf1", {"bridge", "link", "set", "dev", "vx-rail1", "neigh_suppress", "on"});
     auto reports = lab::measureDuring(
         name_, binaries(), {{"srv2-nic1", "srv1-nic1"}},
         [this] { lab::failNode(name_, "srv1-nic1:port1"); }, 6);
@@ -221,18 +244,20 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
     // Traffic to it continues, from another rail, sent into either plane: plane 2 delivers
     // it, and what plane 1 still carries (through the rail subnet's route to p1-leaf1) is
     // detoured over the AUX link to p2-leaf1.
-    EXPECT_TRUE(contains(in("p1-leaf1", "ip route show table 990"), "10.128.0.2 via 10.253.0.1"));
+    EXPECT_TRUE(contains(in("p1-leaf1", {"ip", "route", "show", "table", "990"}),
+                         "10.128.0.2 via 10.253.0.1"));
     for (const char* port : {"port1", "port2"}) {
         in("srv1-nic2",
-           std::string("tc filter add dev bond0 egress pref 5 protocol ip u32 match ip "
-                       "dst 10.128.0.2/32 action mirred egress redirect dev ") +
-               port);
-        auto aux = std::stoull(in("p2-leaf1", "cat /sys/class/net/aux1/statistics/rx_packets"));
-        auto p = in("srv1-nic2",
-                    "ping -c5 -i0.2 -W1 -I 10.128.1.2 10.128.0.2 | grep -o \"[0-9]* received\"");
+           {"tc",       "filter", "add",      "dev",   "bond0", "egress", "pref",          "5",
+            "protocol", "ip",     "u32",      "match", "ip",    "dst",    "10.128.0.2/32", "action",
+            "mirred",   "egress", "redirect", "dev",   port});
+        auto aux =
+            std::stoull(in("p2-leaf1", {"cat", "/sys/class/net/aux1/statistics/rx_packets"}));
+        auto p = received(
+            in("srv1-nic2", {"ping", "-c5", "-i0.2", "-W1", "-I", "10.128.1.2", "10.128.0.2"}));
         auto viaAux =
-            std::stoull(in("p2-leaf1", "cat /sys/class/net/aux1/statistics/rx_packets")) - aux;
-        in("srv1-nic2", "tc filter del dev bond0 egress pref 5");
+            std::stoull(in("p2-leaf1", {"cat", "/sys/class/net/aux1/statistics/rx_packets"})) - aux;
+        in("srv1-nic2", {"tc", "filter", "del", "dev", "bond0", "egress", "pref", "5"});
         std::cout << "[figure] srv1-nic2 -> srv1-nic1 sent into plane " << port[4]
                   << ", its plane-1 port down: " << p.substr(0, p.size() - 1) << " of 5, " << viaAux
                   << " packets over the AUX link\n";
@@ -243,24 +268,29 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
     }
     // And within the rail (bridged): srv2-nic1's frames into p1-leaf1 go to its VXLAN port
     // for the host's MAC, and so to p2-leaf1.
-    EXPECT_TRUE(contains(in("p1-leaf1", "bridge fdb show dev vx-rail1"), "02:00:0a:80:00:02"));
+    EXPECT_TRUE(contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", "vx-rail1"}),
+                         "02:00:0a:80:00:02"));
     in("srv2-nic1",
-       "tc filter add dev bond0 egress pref 5 protocol ip u32 match ip dst "
-       "10.128.0.2/32 action mirred egress redirect dev port1");
-    auto bridged = in("srv2-nic1",
-                      "ping -c5 -i0.2 -W1 -I 10.128.0.3 10.128.0.2 | grep -o \"[0-9]* received\"");
-    in("srv2-nic1", "tc filter del dev bond0 egress pref 5");
+       {"tc",       "filter", "add",      "dev",   "bond0", "egress", "pref",          "5",
+        "protocol", "ip",     "u32",      "match", "ip",    "dst",    "10.128.0.2/32", "action",
+        "mirred",   "egress", "redirect", "dev",   "port1"});
+    auto bridged = received(
+        in("srv2-nic1", {"ping", "-c5", "-i0.2", "-W1", "-I", "10.128.0.3", "10.128.0.2"}));
+    in("srv2-nic1", {"tc", "filter", "del", "dev", "bond0", "egress", "pref", "5"});
     std::cout << "[figure] srv2-nic1 -> srv1-nic1 into p1-leaf1's bridge: " << bridged;
     EXPECT_TRUE(contains(bridged, "5 received")) << bridged;
-    EXPECT_TRUE(
-        contains(in("p1-leaf1", "bridge fdb show dev vx-rail1"), "02:00:0a:80:00:02 sticky"));
+    EXPECT_TRUE(contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", "vx-rail1"}),
+                         "02:00:0a:80:00:02 sticky"));
     lab::restoreNode(name_, binaries(), "srv1-nic1:port1");
     EXPECT_TRUE(lab::waitUntil([&] { return routed("p1-leaf1", "10.128.0.2"); }, 10s, 20ms))
-        << in("p1-leaf1", "ip neigh show dev br-rail1");
+        << in("p1-leaf1", {"ip", "neigh", "show", "dev", "br-rail1"});
     EXPECT_TRUE(lab::waitUntil(
-        [&] { return !contains(in("p1-leaf1", "ip route show table 990"), "10.128.0.2"); }, 3s,
-        20ms));
-    EXPECT_FALSE(contains(in("p1-leaf1", "bridge fdb show dev vx-rail1"), "02:00:0a:80:00:02"));
+        [&] {
+            return !contains(in("p1-leaf1", {"ip", "route", "show", "table", "990"}), "10.128.0.2");
+        },
+        3s, 20ms));
+    EXPECT_FALSE(contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", "vx-rail1"}),
+                          "02:00:0a:80:00:02"));
 
     // hostrouted restarts on either leaf: not one host route is deleted meanwhile.
     auto log1 = monitor("p1-leaf1", "route");
@@ -282,7 +312,8 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
         EXPECT_TRUE(routed("p1-leaf1", ip));
         EXPECT_TRUE(routed("p2-leaf1", ip));
     }
-    EXPECT_TRUE(contains(in("p2-leaf1", "ip neigh show dev br-rail1 10.128.0.2"), "PERMANENT"));
+    EXPECT_TRUE(contains(in("p2-leaf1", {"ip", "neigh", "show", "dev", "br-rail1", "10.128.0.2"}),
+                         "PERMANENT"));
 }
 
 }  // namespace

@@ -39,29 +39,30 @@ class LabFaults : public ::testing::Test {
         EXPECT_TRUE(leftovers(name_).empty());
     }
     bool routed(const std::string& node, const std::string& host) {
-        auto out = lab::inNode(name_, node, "ip route show " + host + "/32").out;
+        auto out = lab::inNodeRun(name_, node, {"ip", "route", "show", host + "/32"}).out;
         return out.rfind(host + " ", 0) == 0;
     }
-    std::string redisCli(const std::string& node, const std::string& args) {
-        return lab::inNode(name_, node,
-                           "redis-cli -s " + lab::PlanLab::stateDir(name_) + "/" + node +
-                               "/redis.sock -n 6 " + args)
-            .out;
+    std::string redisCli(const std::string& node, const lab::Argv& args) {
+        lab::Argv argv{"redis-cli", "-s",
+                       lab::PlanLab::stateDir(name_) + "/" + node + "/redis.sock", "-n", "6"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return lab::inNodeRun(name_, node, argv).out;
     }
     std::set<std::string> tableHosts(const std::string& node) {
         std::set<std::string> out;
-        std::istringstream in(lab::inNode(name_, node, "ip route show table 10").out);
+        std::istringstream in(
+            lab::inNodeRun(name_, node, {"ip", "route", "show", "table", "10"}).out);
         for (std::string line; std::getline(in, line);) out.insert(line.substr(0, line.find(' ')));
         return out;
     }
-    // Hosts STATE_DB says are routed (inNode quotes with '...': keys go in "...").
+    // Hosts STATE_DB says are routed.
     std::set<std::string> stateHosts(const std::string& node) {
         std::set<std::string> out;
-        std::istringstream in(redisCli(node, "--scan --pattern \"HOST_ROUTE_TABLE|*\""));
+        std::istringstream in(redisCli(node, {"--scan", "--pattern", "HOST_ROUTE_TABLE|*"}));
         for (std::string key; std::getline(in, key);) {
             auto bar = key.find('|');
             if (bar == std::string::npos) continue;
-            if (redisCli(node, "HGET \"" + key + "\" state") == "installed\n")
+            if (redisCli(node, {"HGET", key, "state"}) == "installed\n")
                 out.insert(key.substr(bar + 1));
         }
         return out;
@@ -91,7 +92,7 @@ TEST_F(LabFaults, FrrRestartOnALeafBringsItsHostsBackByThemselves) {
         std::optional<double> subnetBack, hostsBack;
         auto back = [&] {
             if (!subnetBack &&
-                lab::inNode(name_, "p1-leaf2", std::string("ip route show ") + kLeaf1Subnet)
+                lab::inNodeRun(name_, "p1-leaf2", {"ip", "route", "show", kLeaf1Subnet})
                         .out.find("proto bgp") != std::string::npos)
                 subnetBack = secondsSince(t0);
             if (!hostsBack && routed("p1-leaf2", kHosts[0]) && routed("p1-leaf2", kHosts[1]))
@@ -103,7 +104,7 @@ TEST_F(LabFaults, FrrRestartOnALeafBringsItsHostsBackByThemselves) {
                   << subnetBack.value_or(-1) << " s, its hosts after " << hostsBack.value_or(-1)
                   << " s\n";
         ASSERT_TRUE(ok) << c.name << ": p1-leaf1's hosts never came back on p1-leaf2\n"
-                        << redisCli("p1-leaf1", "HGETALL \"HOST_ROUTE_STATS|global\"");
+                        << redisCli("p1-leaf1", {"HGETALL", "HOST_ROUTE_STATS|global"});
         // The hosts follow BGP's own routes: the audit repairs within its 2 s burst.
         EXPECT_LE(*hostsBack - *subnetBack, 10.0) << c.name;
         // The NICs' own sessions to the leaf re-form too: every NIC reaches every other
@@ -115,7 +116,7 @@ TEST_F(LabFaults, FrrRestartOnALeafBringsItsHostsBackByThemselves) {
                   << secondsSince(t0) << " s\n";
         EXPECT_TRUE(all) << c.name << ":\n" << failed;
     }
-    auto stats = redisCli("p1-leaf1", "HGETALL \"HOST_ROUTE_STATS|global\"");
+    auto stats = redisCli("p1-leaf1", {"HGETALL", "HOST_ROUTE_STATS|global"});
     EXPECT_NE(stats.find("frr_audit\nok"), std::string::npos) << stats;
 }
 
@@ -123,8 +124,8 @@ TEST_F(LabFaults, FrrRestartOnALeafBringsItsHostsBackByThemselves) {
 // put back at once, not at the next periodic audit.
 TEST_F(LabFaults, FrrRestartOnASpineGetsPathqdRouteMapsBack) {
     auto hasRouteMaps = [this] {
-        auto cfg = lab::sh("vtysh -N " + lab::PlanLab::nsPrefix(name_) +
-                           "p1-spine1 -c 'show running-config'")
+        auto cfg = lab::run({"vtysh", "-N", lab::PlanLab::nsPrefix(name_) + "p1-spine1", "-c",
+                             "show running-config"})
                        .out;
         return cfg.find("neighbor swp1 route-map TWINRAIL-PQ-OUT-swp1 out") != std::string::npos;
     };
@@ -170,7 +171,9 @@ TEST_F(LabFaults, RedisGoneForAMinuteUnderLoadChangesNoRouting) {
         lab::waitUntil([this] { return stateHosts("p1-leaf1") == tableHosts("p1-leaf1"); }, 15s))
         << "STATE_DB does not match table 10 after Redis came back";
     EXPECT_TRUE(lab::waitUntil(
-        [this] { return redisCli("p1-spine1", "EXISTS \"PATH_QUALITY_TABLE|swp1\"") == "1\n"; },
+        [this] {
+            return redisCli("p1-spine1", {"EXISTS", "PATH_QUALITY_TABLE|swp1"}) == "1\n";
+        },
         15s));
     for (const char* node : {"p1-leaf1", "p1-spine1"}) {
         EXPECT_FALSE(lab::servicePids(name_, node, lab::Service::Pathqd).empty()) << node;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,12 +37,16 @@ inline lab::LabBinaries binaries() {
 inline std::vector<std::string> leftovers(const std::string& name) {
     std::vector<std::string> out;
     const std::string pre = lab::PlanLab::nsPrefix(name);
-    if (lab::sh("ip netns list | grep -c '^" + pre + "'").out != "0\n") out.push_back("namespaces");
+    std::istringstream namespaces(lab::run({"ip", "netns", "list"}).out);
+    bool nsLeft = false;
+    for (std::string line; std::getline(namespaces, line);)
+        nsLeft = nsLeft || line.rfind(pre, 0) == 0;
+    if (nsLeft) out.push_back("namespaces");
     if (fs::exists(lab::PlanLab::stateDir(name))) out.push_back(lab::PlanLab::stateDir(name));
     for (const char* root : {"/var/run/frr", "/etc/frr"})
         for (const auto& e : fs::directory_iterator(root))
             if (e.path().filename().string().rfind(pre, 0) == 0) out.push_back(e.path().string());
-    if (lab::sh("pgrep -f -- '--frr-pathspace " + pre + "'").rc == 0) out.push_back("daemons");
+    if (lab::run({"pgrep", "-f", "--", "--frr-pathspace " + pre}).rc == 0) out.push_back("daemons");
     return out;
 }
 
@@ -51,13 +56,13 @@ inline std::vector<std::string> leftovers(const std::string& name) {
 inline std::string pingAllPlanes(const std::string& name, const twinrail::plan::Plan& p) {
     std::string failures;
     auto pingAll = [&](const std::string& node, const std::string& from, const std::string& self) {
-        std::string cmd = "true";
-        for (const auto& b : p.servers)
-            for (const auto& bn : b.nics)
-                if (bn.address != self)
-                    cmd += "; ping -c1 -W2 -I " + from + " " + bn.address +
-                           " >/dev/null 2>&1 || echo " + node + "-" + bn.address;
-        failures += lab::inNode(name, node, cmd).out;
+        for (const auto& b : p.servers) {
+            for (const auto& bn : b.nics) {
+                if (bn.address == self) continue;
+                auto r = lab::inNodeRun(name, node, {"ping", "-c1", "-W2", "-I", from, bn.address});
+                if (r.rc != 0) failures += node + "-" + bn.address + "\n";
+            }
+        }
     };
     for (const auto& a : p.servers)
         for (const auto& an : a.nics) pingAll(lab::PlanLab::nicNode(a, an), an.address, an.address);
@@ -72,13 +77,15 @@ inline std::string pingAllPlanes(const std::string& name, const twinrail::plan::
 inline std::string pingEachPlane(const std::string& name, const twinrail::plan::Plan& p) {
     std::string failures;
     auto pin = [&name](const std::string& node, const std::string& dst, const std::string& port) {
-        return lab::inNode(name, node,
-                           "tc filter add dev bond0 egress pref 5 protocol ip u32 match ip dst " +
-                               dst + "/32 action mirred egress redirect dev " + port)
+        return lab::inNodeRun(
+                   name, node,
+                   {"tc",        "filter",   "add",    "dev",    "bond0",    "egress", "pref",
+                    "5",         "protocol", "ip",     "u32",    "match",    "ip",     "dst",
+                    dst + "/32", "action",   "mirred", "egress", "redirect", "dev",    port})
             .rc;
     };
     auto unpin = [&name](const std::string& node) {
-        lab::inNode(name, node, "tc filter del dev bond0 egress pref 5");
+        lab::inNodeRun(name, node, {"tc", "filter", "del", "dev", "bond0", "egress", "pref", "5"});
     };
     for (const auto& a : p.servers) {
         for (const auto& an : a.nics) {
@@ -89,7 +96,8 @@ inline std::string pingEachPlane(const std::string& name, const twinrail::plan::
                     for (size_t k = 0; k < an.ports.size(); ++k) {
                         pin(na, bn.address, an.ports[k].name);
                         pin(nb, an.address, bn.ports[k].name);
-                        auto r = lab::inNode(name, na, "ping -c2 -i0.2 -W1 " + bn.address);
+                        auto r =
+                            lab::inNodeRun(name, na, {"ping", "-c2", "-i0.2", "-W1", bn.address});
                         if (r.rc != 0)
                             failures += na + "->" + nb + " via " + an.ports[k].name + "\n";
                         unpin(na);

@@ -33,19 +33,20 @@ class LabLb : public ::testing::Test {
     }
 
     uint64_t txPackets(const std::string& node, const std::string& port) const {
-        auto r = lab::inNode(name_, node, "cat /sys/class/net/" + port + "/statistics/tx_packets");
+        auto r = lab::inNodeRun(name_, node,
+                                {"cat", "/sys/class/net/" + port + "/statistics/tx_packets"});
         return r.rc == 0 ? std::stoull(r.out) : 0;
     }
     std::string pinField(const std::string& leaf, const std::string& downlink,
                          const std::string& field) const {
-        auto r =
-            lab::inNode(name_, leaf,
-                        "redis-cli -s " + lab::PlanLab::stateDir(name_) + "/" + leaf +
-                            "/redis.sock -n 6 HGET \"UPLINK_PIN_TABLE|" + downlink + "\" " + field);
+        auto r = lab::inNodeRun(
+            name_, leaf,
+            {"redis-cli", "-s", lab::PlanLab::stateDir(name_) + "/" + leaf + "/redis.sock", "-n",
+             "6", "HGET", "UPLINK_PIN_TABLE|" + downlink, field});
         return r.out.empty() ? "" : r.out.substr(0, r.out.size() - 1);
     }
     std::string rules(const std::string& leaf) const {
-        return lab::inNode(name_, leaf, "ip rule show pref 1000").out;
+        return lab::inNodeRun(name_, leaf, {"ip", "rule", "show", "pref", "1000"}).out;
     }
     // srv1-nic1 -> srv1-nic2 (p1-leaf1 downlink swp1 to p1-leaf2, across the spines),
     // 16 flows both ways for `seconds`, `event` after 2 s: {uplink -> tx packets} on
@@ -74,10 +75,11 @@ TEST_F(LabLb, StaticRoutingPinsFallsBackReturnsAndSurvivesRestart) {
     plan.request.lb = twinrail::plan::Request::Lb::Static;
     const auto* leaf = plan.findSwitch("p1-leaf1");
     ASSERT_NE(leaf, nullptr);
-    for (const auto& p : leaf->ports)
+    for (const auto& p : leaf->ports) {
         if (p.name == "swp1") {
             ASSERT_EQ(p.pinnedUplink, "swp3");
         }
+    }
     lab::PlanLab l(name_, plan, binaries());
     ASSERT_NO_THROW(l.up());
     // All of srv1-nic1's traffic through plane 1, so it enters p1-leaf1 on swp1.
@@ -121,17 +123,21 @@ TEST_F(LabLb, StaticRoutingPinsFallsBackReturnsAndSurvivesRestart) {
     // hostrouted stopped (SIGTERM) and started: the rules and tables stay, and so does the
     // pinning meanwhile; the new process finds them in place.
     std::string rulesBefore = rules("p1-leaf1");
-    auto table = lab::inNode(name_, "p1-leaf1", "ip route show table 1000").out;
+    auto table = lab::inNodeRun(name_, "p1-leaf1", {"ip", "route", "show", "table", "1000"}).out;
     ASSERT_TRUE(lab::stopService(name_, "p1-leaf1", lab::Service::Hostrouted, SIGTERM));
     EXPECT_EQ(rules("p1-leaf1"), rulesBefore);
-    EXPECT_EQ(lab::inNode(name_, "p1-leaf1", "ip route show table 1000").out, table);
+    EXPECT_EQ(lab::inNodeRun(name_, "p1-leaf1", {"ip", "route", "show", "table", "1000"}).out,
+              table);
     auto [away, r4] = run(4);
     EXPECT_LT(away["swp4"], away["swp3"] / 20) << "not pinned while hostrouted was away";
     lab::startService(name_, binaries(), "p1-leaf1", lab::Service::Hostrouted);
     EXPECT_EQ(rules("p1-leaf1"), rulesBefore);
-    auto log = lab::sh("grep 'rules in place' " + lab::PlanLab::stateDir(name_) +
-                       "/p1-leaf1/hostrouted.log | tail -1")
-                   .out;
+    std::string log;  // the last line that says so
+    {
+        std::ifstream in(lab::PlanLab::stateDir(name_) + "/p1-leaf1/hostrouted.log");
+        for (std::string line; std::getline(in, line);)
+            if (line.find("rules in place") != std::string::npos) log = line + "\n";
+    }
     EXPECT_NE(log.find("2 rules in place"), std::string::npos) << log;
     EXPECT_NE(log.find(" 0 rule writes"), std::string::npos) << log;
     std::cout << "[figure] restart: " << log;
@@ -151,7 +157,7 @@ TEST_F(LabLb, StaticRoutingPinsFallsBackReturnsAndSurvivesRestart) {
     uint64_t total = ecmp["swp3"] + ecmp["swp4"];
     EXPECT_GT(ecmp["swp4"], total / 5) << "ECMP did not spread: the counters prove nothing";
     EXPECT_GT(ecmp["swp3"], total / 5);
-    EXPECT_EQ(lab::inNode(name_, "p1-leaf1", "ip route show table 1000").out, "");
+    EXPECT_EQ(lab::inNodeRun(name_, "p1-leaf1", {"ip", "route", "show", "table", "1000"}).out, "");
 }
 
 }  // namespace
@@ -168,7 +174,7 @@ std::map<std::string, int> weightBySpine(const std::string& lab, const twinrail:
     for (const auto& port : p.findSwitch(node)->ports)
         if (port.role == twinrail::plan::PortRole::Uplink) spineOf[port.name] = port.peer;
     std::map<std::string, int> out;
-    auto text = lab::inNode(lab, node, "ip route show " + prefix).out;
+    auto text = lab::inNodeRun(lab, node, {"ip", "route", "show", prefix}).out;
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
         auto dev = line.find(" dev "), w = line.find(" weight ");
@@ -209,11 +215,12 @@ TEST_F(LabLb, ParallelLinksAreWeightedPerSwitchWhenOneFails) {
     auto w = [&] { return weightBySpine(name_, plan, "p1-leaf2", subnet); };
     ASSERT_TRUE(lab::waitUntil([&] { return w().size() == 2 && share(w(), "p1-spine1") == 50.0; },
                                20s, 200ms))
-        << lab::inNode(name_, "p1-leaf2", "ip route show " + subnet).out;
+        << lab::inNodeRun(name_, "p1-leaf2", {"ip", "route", "show", subnet}).out;
     std::string failed;
-    for (const auto& port : plan.findSwitch("p1-leaf1")->ports)
+    for (const auto& port : plan.findSwitch("p1-leaf1")->ports) {
         if (port.role == twinrail::plan::PortRole::Uplink && port.peer == "p1-spine1")
             failed = port.name;
+    }
     lab::failNode(name_, "p1-leaf1:" + failed);
     EXPECT_TRUE(lab::waitUntil(
         [&] {
@@ -222,13 +229,13 @@ TEST_F(LabLb, ParallelLinksAreWeightedPerSwitchWhenOneFails) {
         },
         20s, 200ms))
         << "spine1's share " << share(w(), "p1-spine1") << "%\n"
-        << lab::inNode(name_, "p1-leaf2", "ip route show " + subnet).out;
+        << lab::inNodeRun(name_, "p1-leaf2", {"ip", "route", "show", subnet}).out;
     std::cout << "[figure] one of two links leaf1-spine1 down: p1-leaf2 gives spine1 "
               << share(w(), "p1-spine1") << "% of " << subnet
               << " (FARE: 33.3%, per session: 50%)\n";
     lab::restoreNode(name_, binaries(), "p1-leaf1:" + failed);
     EXPECT_TRUE(lab::waitUntil([&] { return share(w(), "p1-spine1") == 50.0; }, 40s, 500ms))
-        << lab::inNode(name_, "p1-leaf2", "ip route show " + subnet).out;
+        << lab::inNodeRun(name_, "p1-leaf2", {"ip", "route", "show", subnet}).out;
 }
 
 }  // namespace twinrail::it

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -44,7 +46,7 @@ class LabSmoke : public ::testing::Test {
 
 TEST_F(LabSmoke, RoutedUpReachFailALeafRestoreDown) {
     // Debris of a crashed run: a namespace and a state directory of the same name.
-    lab::shOk("ip netns add " + lab::PlanLab::nsPrefix(name_) + "p1-leaf1");
+    lab::runOk({"ip", "netns", "add", lab::PlanLab::nsPrefix(name_) + "p1-leaf1"});
     fs::create_directories(lab::PlanLab::stateDir(name_) + "/p1-leaf1");
 
     auto request = lab::defaultLabRequest();
@@ -86,28 +88,35 @@ TEST_F(LabSmoke, RoutedUpReachFailALeafRestoreDown) {
     EXPECT_EQ(pingAllPlanes(name_, l.plan()), "") << "after the leaf came back";
 
     // The operator CLI against a leaf's and a spine's Redis: table, JSON, and a stopped daemon.
-    auto cli = [this](const std::string& node, const std::string& args) {
-        return lab::sh(std::string(TWINRAIL_BIN) + " --redis-socket " +
-                       lab::PlanLab::stateDir(name_) + "/" + node + "/redis.sock " + args);
+    auto cli = [this](const std::string& node, const lab::Argv& args) {
+        lab::Argv argv{TWINRAIL_BIN, "--redis-socket",
+                       lab::PlanLab::stateDir(name_) + "/" + node + "/redis.sock"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return lab::run(argv);
     };
-    auto table = cli("p1-leaf1", "show host-routes --family 4");
+    auto table = cli("p1-leaf1", {"show", "host-routes", "--family", "4"});
     EXPECT_EQ(table.rc, 0) << table.err;
     EXPECT_NE(table.out.find("10.128.0.2 "), std::string::npos) << table.out;
     EXPECT_NE(table.out.find("10.128.0.3 "), std::string::npos) << table.out;
     auto rows = nlohmann::json::parse(
-        cli("p1-leaf1", "--json show host-routes --interface swp1").out, nullptr, false);
+        cli("p1-leaf1", {"--json", "show", "host-routes", "--interface", "swp1"}).out, nullptr,
+        false);
     ASSERT_TRUE(rows.is_array());
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0]["host"], "10.128.0.2");
-    auto ports =
-        nlohmann::json::parse(cli("p1-spine2", "--json show path-quality").out, nullptr, false);
+    auto ports = nlohmann::json::parse(cli("p1-spine2", {"--json", "show", "path-quality"}).out,
+                                       nullptr, false);
     ASSERT_TRUE(ports.is_array());
     EXPECT_EQ(ports.size(), 2u);
-    lab::inNode(name_, "p1-spine2", "pkill -x pathqd");
-    EXPECT_TRUE(
-        lab::waitUntil([&cli] { return cli("p1-spine2", "show path-quality").rc == 3; }, 20s, 1s))
+    lab::inNodeRun(name_, "p1-spine2", {"pkill", "-x", "pathqd"});
+    EXPECT_TRUE(lab::waitUntil(
+        [&cli] {
+            return cli("p1-spine2", {"show", "path-quality"}).rc == 3;
+        },
+        20s, 1s))
         << "a stopped pathqd must give exit 3 once its state is 10 s old";
-    EXPECT_NE(cli("p1-spine2", "show path-quality").err.find("not running"), std::string::npos);
+    EXPECT_NE(cli("p1-spine2", {"show", "path-quality"}).err.find("not running"),
+              std::string::npos);
 
     auto removed = lab::PlanLab::down(name_);
     EXPECT_FALSE(removed.empty());
@@ -118,7 +127,7 @@ namespace {
 
 std::set<std::string> table10(const std::string& name, const std::string& leaf) {
     std::set<std::string> out;
-    std::istringstream in(lab::inNode(name, leaf, "ip route show table 10").out);
+    std::istringstream in(lab::inNodeRun(name, leaf, {"ip", "route", "show", "table", "10"}).out);
     for (std::string line; std::getline(in, line);) out.insert(line.substr(0, line.find(' ')));
     return out;
 }
@@ -137,10 +146,15 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
     // No routing protocol on any host: nothing but the bond agent in a NIC's namespace.
     for (const auto& srv : plan.servers) {
         for (const auto& nic : srv.nics) {
-            auto procs =
-                lab::sh("ip netns pids " + lab::PlanLab::nsPrefix(name_) +
-                        lab::PlanLab::nicNode(srv, nic) + " | xargs -r -n1 -I{} cat /proc/{}/comm")
-                    .out;
+            std::string procs;
+            std::istringstream pids(
+                lab::run({"ip", "netns", "pids",
+                          lab::PlanLab::nsPrefix(name_) + lab::PlanLab::nicNode(srv, nic)})
+                    .out);
+            for (std::string pid; pids >> pid;) {
+                std::ifstream comm("/proc/" + pid + "/comm");
+                procs += std::string(std::istreambuf_iterator<char>(comm), {});
+            }
             EXPECT_EQ(procs.find("bgpd"), std::string::npos) << procs;
             EXPECT_EQ(procs.find("zebra"), std::string::npos) << procs;
         }
@@ -155,9 +169,10 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
         {"p1-leaf2", {"10.128.1.2", "10.128.1.3"}},
         {"p2-leaf2", {"10.128.1.2", "10.128.1.3"}}};
     auto stat = [this](const std::string& leaf, const std::string& field) {
-        return lab::inNode(name_, leaf,
-                           "redis-cli -s " + lab::PlanLab::stateDir(name_) + "/" + leaf +
-                               "/redis.sock -n 6 HGET \"HOST_ROUTE_STATS|global\" " + field)
+        return lab::inNodeRun(
+                   name_, leaf,
+                   {"redis-cli", "-s", lab::PlanLab::stateDir(name_) + "/" + leaf + "/redis.sock",
+                    "-n", "6", "HGET", "HOST_ROUTE_STATS|global", field})
             .out;
     };
     std::map<std::string, std::string> withdrawnBefore;
@@ -213,7 +228,7 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
 
     // twinrail verify: healthy, then it names exactly the two ports of a swapped cable.
     auto verify = [this] {
-        auto r = lab::sh(std::string(TWINRAIL_BIN) + " --json verify --lab " + name_);
+        auto r = lab::run({TWINRAIL_BIN, "--json", "verify", "--lab", name_});
         return std::pair{r.rc, nlohmann::json::parse(r.out, nullptr, false)};
     };
     EXPECT_TRUE(lab::waitUntil([&verify] { return verify().first == 0; }, 30s, 1s))
@@ -249,21 +264,22 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
     // port and in the plane, no flow is lost, and the claim is in STATE_DB and verify.
     const std::string victim = "10.128.0.2", gateway = "10.128.0.1";
     std::string spinePort;
-    for (const auto& sw : plan.switches)
+    for (const auto& sw : plan.switches) {
         for (const auto& p : sw.ports)
             if (sw.name == "p1-spine1" && p.peer == "p1-leaf1") spinePort = p.name;
+    }
     auto announce = [this](const std::string& node, const std::string& dev, const std::string& src,
                            const std::string& dst, const std::string& op = "") {
-        return lab::inNode(name_, node,
-                           std::string(TWINRAIL_LAB_BIN) + " announce " + dev + " " + src + " " +
-                               dst + " " + op)
-            .rc;
+        lab::Argv argv{TWINRAIL_LAB_BIN, "announce", dev, src, dst};
+        if (!op.empty()) argv.push_back(op);
+        return lab::inNodeRun(name_, node, argv).rc;
     };
     auto routeOn = [this](const std::string& leaf, const std::string& ip) {
-        return lab::inNode(name_, leaf, "ip -o route show table 10 " + ip).out;
+        return lab::inNodeRun(name_, leaf, {"ip", "-o", "route", "show", "table", "10", ip}).out;
     };
     auto inPlane = [this, &victim] {
-        return !lab::inNode(name_, "p1-leaf2", "ip -o route show " + victim).out.empty();
+        return !lab::inNodeRun(name_, "p1-leaf2", {"ip", "-o", "route", "show", victim})
+                    .out.empty();
     };
     ASSERT_NE(routeOn("p1-leaf1", victim).find("dev swp1"), std::string::npos);
     int planeMisses = 0;
@@ -292,20 +308,22 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
             << "a flow to the victim stalled: " << r.dump();
     }
     EXPECT_EQ(planeMisses, 0) << "the victim's /32 left its port or plane 1";
-    EXPECT_EQ(lab::inNode(name_, "p1-leaf1", "ip neigh show " + victim + " dev swp2").out, "")
+    EXPECT_EQ(lab::inNodeRun(name_, "p1-leaf1", {"ip", "neigh", "show", victim, "dev", "swp2"}).out,
+              "")
         << "the kernel guard let the spoofed entry in";
-    auto claim = lab::inNode(name_, "p1-leaf1",
-                             "redis-cli -s " + lab::PlanLab::stateDir(name_) +
-                                 "/p1-leaf1/redis.sock -n 6 HGET \"HOST_CLAIM_TABLE|" + victim +
-                                 "|swp2\" reason")
-                     .out;
+    auto claim =
+        lab::inNodeRun(name_, "p1-leaf1",
+                       {"redis-cli", "-s", lab::PlanLab::stateDir(name_) + "/p1-leaf1/redis.sock",
+                        "-n", "6", "HGET", "HOST_CLAIM_TABLE|" + victim + "|swp2", "reason"})
+            .out;
     EXPECT_EQ(claim, "bound-elsewhere\n");
     auto [rc, report] = verify();
     EXPECT_EQ(rc, 69) << "a refused claim must make verify say so";
     bool claimed = false;
-    for (const auto& c : report["claims"])
+    for (const auto& c : report["claims"]) {
         claimed = claimed || (c["address"] == victim && c["port"] == "swp2" &&
                               c["owner"] == "srv1/nic1" && c["switch"] == "p1-leaf1");
+    }
     EXPECT_TRUE(claimed) << report.dump(2);
     for (const auto& p : report["nic_ports"])
         EXPECT_EQ(p["status"], "ok") << "a claim is not a cabling fault: " << p.dump();

@@ -106,14 +106,13 @@ class PathqdFabric : public ::testing::Test {
     std::map<std::string, int> weights(const std::string& node, const std::string& prefix) {
         const char* family = prefix.find(':') != std::string::npos ? "-6" : "-4";
         return lab::parseRouteWeights(
-            fabric_->exec(node, std::string("ip ") + family + " route show " + prefix).out);
+            fabric_->run(node, {"ip", family, "route", "show", prefix}).out);
     }
 
     // The next hops' devices of `prefix` on `node`, in the route's order.
     std::vector<std::string> devicesInOrder(const std::string& node, const std::string& prefix) {
         const char* family = prefix.find(':') != std::string::npos ? "-6" : "-4";
-        std::string text =
-            fabric_->exec(node, std::string("ip ") + family + " route show " + prefix).out;
+        std::string text = fabric_->run(node, {"ip", family, "route", "show", prefix}).out;
         std::vector<std::string> out;
         for (size_t at = text.find(" dev "); at != std::string::npos;
              at = text.find(" dev ", at + 5)) {
@@ -135,8 +134,12 @@ class PathqdFabric : public ::testing::Test {
 
     // Bulk TCP from h1 to h2 (iperf3, 8 flows), running until stopLoad().
     void startLoad(int seconds = 600, int flows = 8) {
-        fabric_->exec("h2", "iperf3 -s -D -1 >/dev/null 2>&1");
-        waitUntil([this] { return fabric_->exec("h2", "ss -ltn | grep -q 5201").rc == 0; }, 5s);
+        fabric_->run("h2", {"iperf3", "-s", "-D", "-1"});
+        waitUntil(
+            [this] {
+                return fabric_->run("h2", {"ss", "-ltn"}).out.find(":5201 ") != std::string::npos;
+            },
+            5s);
         load_ = std::make_unique<lab::ChildProcess>(
             std::vector<std::string>{"ip", "netns", "exec", fabric_->ns("h1"), "iperf3", "-c",
                                      "10.2.2.10", "-t", std::to_string(seconds), "-P",
@@ -146,7 +149,7 @@ class PathqdFabric : public ::testing::Test {
     void stopLoad() { load_.reset(); }
 
     std::string stat(const std::string& node, const std::string& field) {
-        auto out = redisFor(node).cli(6, "HGET 'PATHQD_STATS|global' " + field);
+        auto out = redisFor(node).cli(6, {"HGET", "PATHQD_STATS|global", field});
         return out.substr(0, out.find('\n'));
     }
 

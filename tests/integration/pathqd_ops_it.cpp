@@ -1,5 +1,12 @@
 // pathqd operations: hostile INT telemetry, bad config, restarts that must not move a
 // single weight, and FRR configuration that belongs to someone else.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <sstream>
 #include <thread>
@@ -29,10 +36,11 @@ class PathqdAlone : public ::testing::Test {
         daemon_.reset();
         redis_.reset();
         fabric_.reset();
-        if (!HasFailure())
+        if (!HasFailure()) {
             std::filesystem::remove_all(dir_);
-        else
+        } else {
             std::cerr << "logs kept in " << dir_ << "\n";
+        }
     }
     void writeConfig(const nlohmann::json& cfg) {
         std::ofstream(dir_ + "/pathqd.json") << cfg.dump(2);
@@ -46,16 +54,33 @@ class PathqdAlone : public ::testing::Test {
         return *daemon_;
     }
     std::string stat(const std::string& field) {
-        auto out = redis_->cli(6, "HGET 'PATHQD_STATS|global' " + field);
+        auto out = redis_->cli(6, {"HGET", "PATHQD_STATS|global", field});
         return out.substr(0, out.find('\n'));
     }
+    // `times` datagrams of `bytes` from node a to its own 127.0.0.1:6790 (the collector),
+    // 20 ms apart. A socket stays in the namespace it was made in: a thread that joins a's
+    // makes it.
     void send(const std::string& name, const std::vector<uint8_t>& bytes, int times = 1) {
-        std::string path = dir_ + "/" + name;
-        std::ofstream(path, std::ios::binary)
-            .write(reinterpret_cast<const char*>(bytes.data()),
-                   static_cast<std::streamsize>(bytes.size()));
-        fabric_->execOk("a", "for i in $(seq " + std::to_string(times) + "); do cat " + path +
-                                 " > /dev/udp/127.0.0.1/6790; sleep 0.02; done");
+        int fd = -1;
+        std::thread([&fd, ns = fabric_->ns("a")] {
+            int target = ::open(("/var/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+            if (target >= 0 && ::setns(target, CLONE_NEWNET) == 0)
+                fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            if (target >= 0) ::close(target);
+        }).join();
+        ASSERT_GE(fd, 0) << name << ": no socket in " << fabric_->ns("a");
+        sockaddr_in to{};
+        to.sin_family = AF_INET;
+        to.sin_port = htons(6790);
+        to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        for (int i = 0; i < times; ++i) {
+            EXPECT_EQ(::sendto(fd, bytes.data(), bytes.size(), 0,
+                               reinterpret_cast<const sockaddr*>(&to), sizeof to),
+                      static_cast<ssize_t>(bytes.size()))
+                << name;
+            std::this_thread::sleep_for(20ms);
+        }
+        ::close(fd);
     }
 
     std::unique_ptr<lab::Fabric> fabric_;
@@ -130,11 +155,10 @@ TEST_F(PathqdAlone, BadConfigExits78AndIsRefusedAtRuntime) {
 // counter source, Redis connections open and reads in flight, it must exit 0 every time
 // (a use-after-free at exit once aborted 3 runs in 10 with the SONiC source).
 TEST_F(PathqdAlone, SigtermStopsCleanlyEveryTimeWithEitherSource) {
-    redis_->cli(2, "HSET COUNTERS_PORT_NAME_MAP swp1 oid:0x1000000000002");
-    redis_->cli(2,
-                "HSET COUNTERS:oid:0x1000000000002 SAI_PORT_STAT_IF_OUT_OCTETS 1000 "
-                "SAI_PORT_STAT_IF_OUT_UCAST_PKTS 10 SAI_PORT_STAT_IF_OUT_DISCARDS 0");
-    redis_->cli(0, "HSET PORT_TABLE:swp1 oper_status up speed 100000");
+    redis_->cli(2, {"HSET", "COUNTERS_PORT_NAME_MAP", "swp1", "oid:0x1000000000002"});
+    redis_->cli(2, {"HSET", "COUNTERS:oid:0x1000000000002", "SAI_PORT_STAT_IF_OUT_OCTETS", "1000",
+                    "SAI_PORT_STAT_IF_OUT_UCAST_PKTS", "10", "SAI_PORT_STAT_IF_OUT_DISCARDS", "0"});
+    redis_->cli(0, {"HSET", "PORT_TABLE:swp1", "oper_status", "up", "speed", "100000"});
     for (const char* source : {"sonic", "linux"}) {
         auto cfg = intConfig();
         cfg["PATHQD"]["global"]["source"] = source;
@@ -162,10 +186,10 @@ TEST_F(PathqdFabric, OwnsOnlyItsFrrConfigAndRestartsWithoutChurn) {
     fabric_->vtysh("s2",
                    "configure terminal\nroute-map OPERATOR permit 10\nexit\nrouter bgp 65000\n"
                    "address-family ipv4 unicast\nneighbor swp2 route-map OPERATOR in");
-    fabric_->exec("s2", "vtysh -N " + fabric_->ns("s2") +
-                            " -c \"configure terminal\" -c \"route-map OPERATOR permit 10\" "
-                            "-c exit -c \"router bgp 65000\" -c \"address-family ipv4 unicast\" "
-                            "-c \"neighbor swp2 route-map OPERATOR in\"");
+    fabric_->run("s2",
+                 {"vtysh", "-N", fabric_->ns("s2"), "-c", "configure terminal", "-c",
+                  "route-map OPERATOR permit 10", "-c", "exit", "-c", "router bgp 65000", "-c",
+                  "address-family ipv4 unicast", "-c", "neighbor swp2 route-map OPERATOR in"});
     startAll();
     lab::shapePort(*fabric_, "s1", "swp2", 20);
     ASSERT_TRUE(waitUntil([this] { return share("l1", "10.2.2.0/24", "swp1") < 30.0; }, 10s));
@@ -226,10 +250,9 @@ std::string foreignLines(const std::string& running) {
 // kill -9 while a vtysh batch of pathqd's is running (half of a change applied): the new
 // process finds its own objects as they are, finishes the job, and touches nothing else.
 TEST_F(PathqdFabric, KilledInTheMiddleOfAPublishRestartsToTheRightState) {
-    fabric_->exec("s1", "vtysh -N " + fabric_->ns("s1") +
-                            " -c \"configure terminal\" -c \"route-map OPERATOR permit 10\" "
-                            "-c \"set community 65000:1\" -c exit -c \"router bgp 65000\" "
-                            "-c \"neighbor swp2 description operator-note\"");
+    fabric_->run("s1", {"vtysh", "-N", fabric_->ns("s1"), "-c", "configure terminal", "-c",
+                        "route-map OPERATOR permit 10", "-c", "set community 65000:1", "-c", "exit",
+                        "-c", "router bgp 65000", "-c", "neighbor swp2 description operator-note"});
     auto global =
         nlohmann::json{{"min_hold_ms", "300"}, {"raise_hold_ms", "300"}, {"smoothing_ms", "100"}};
     auto cfg = config("downlink", global);
@@ -255,7 +278,7 @@ TEST_F(PathqdFabric, KilledInTheMiddleOfAPublishRestartsToTheRightState) {
         lab::shapePort(*fabric_, "s1", "swp2", flip % 2 == 0 ? 20 : 0);
         auto until = std::chrono::steady_clock::now() + 3s;
         while (std::chrono::steady_clock::now() < until) {
-            if (lab::sh("pgrep -P " + std::to_string(pid) + " -x vtysh").rc == 0) {
+            if (lab::run({"pgrep", "-P", std::to_string(pid), "-x", "vtysh"}).rc == 0) {
                 daemons_[0]->signal(SIGKILL);
                 caught = true;
                 break;
@@ -266,7 +289,11 @@ TEST_F(PathqdFabric, KilledInTheMiddleOfAPublishRestartsToTheRightState) {
     ASSERT_TRUE(caught) << "no publish caught in flight";
     EXPECT_EQ(daemons_[0]->wait(5s), 128 + SIGKILL);
     lab::shapePort(*fabric_, "s1", "swp2", 20);  // a known state to converge to
-    waitUntil([] { return lab::sh("pgrep -x vtysh").rc != 0; }, 20s);  // the orphaned batch ends
+    waitUntil(
+        [] {
+            return lab::run({"pgrep", "-x", "vtysh"}).rc != 0;
+        },
+        20s);  // the orphaned batch ends
 
     auto& again = startPathqd("s1", cfg, true);  // daemons_[4]
     EXPECT_TRUE(waitUntil([this] { return share("l1", "10.2.2.0/24", "swp1") < 30.0; }, 20s))

@@ -17,18 +17,18 @@ TEST_F(PathqdFabric, DegradedSpineDownlinkMovesRemoteLeafWeights) {
     startAll();
     // All links equal: both spines advertise the same level, so l1 splits 50:50.
     ASSERT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") == 50.0; }, 15s))
-        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+        << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out;
     lab::shapePort(*fabric_, "s1", "swp2", 20);  // s1 -> l2 drops to 20 Mbit/s
     startLoad();
     EXPECT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") < 30.0; }, 10s))
-        << "l1 weights: " << fabric_->exec("l1", "ip route show 10.2.2.0/24").out
+        << "l1 weights: " << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out
         << daemons_[0]->log();
     stopLoad();
     lab::shapePort(*fabric_, "s1", "swp2", kLinkMbit);
     // Back to an even split: within one level (hysteresis may keep 31 of 32).
     EXPECT_TRUE(
         waitUntil([this] { return std::abs(share("l1", kH2Net, "swp1") - 50.0) <= 2.0; }, 25s))
-        << "l1 weights: " << fabric_->exec("l1", "ip route show 10.2.2.0/24").out
+        << "l1 weights: " << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out
         << daemons_[0]->log();
 }
 
@@ -38,14 +38,14 @@ TEST_F(PathqdFabric, DegradedLocalUplinkMovesOwnWeights) {
     lab::shapePort(*fabric_, "l1", "swp1", 20);  // l1's own uplink to s1
     startLoad();
     EXPECT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") < 30.0; }, 10s))
-        << "l1 weights: " << fabric_->exec("l1", "ip route show 10.2.2.0/24").out
+        << "l1 weights: " << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out
         << daemons_[2]->log() << daemons_[0]->log();
     stopLoad();
     lab::shapePort(*fabric_, "l1", "swp1", kLinkMbit);
     // Back to an even split: within one level (hysteresis may keep 31 of 32).
     EXPECT_TRUE(
         waitUntil([this] { return std::abs(share("l1", kH2Net, "swp1") - 50.0) <= 2.0; }, 25s))
-        << "l1 weights: " << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+        << "l1 weights: " << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out;
 }
 
 // frr#23295: the kernel's weights drift from what BGP's link bandwidths say while BGP
@@ -60,14 +60,19 @@ TEST_F(PathqdFabric, WeightAuditFindsAndRepairsKernelWeightsThatDrifted) {
     auto& l1 = startPathqd("l1", config("uplink", audit), true);
     ASSERT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") == 50.0; }, 15s));
     ASSERT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "ok"; }, 10s)) << l1.log();
-    fabric_->execOk(
-        "l1",
-        "ip route replace 10.2.2.0/24 proto bgp metric 20 "
-        "nexthop via inet6 $(ip -6 neigh show dev swp1 | awk \"/fe80/{print \\$1; exit}\") "
-        "dev swp1 weight 10 nexthop via inet6 $(ip -6 neigh show dev swp2 | awk "
-        "\"/fe80/{print \\$1; exit}\") dev swp2 weight 90");
+    // Each uplink's link-local neighbour: the spine's address as BGP unnumbered uses it.
+    auto peer = [this](const std::string& port) {
+        std::istringstream lines(fabric_->runOk("l1", {"ip", "-6", "neigh", "show", "dev", port}));
+        for (std::string line; std::getline(lines, line);)
+            if (line.find("fe80") != std::string::npos) return line.substr(0, line.find(' '));
+        return std::string();
+    };
+    fabric_->runOk("l1",
+                   {"ip",      "route", "replace", "10.2.2.0/24", "proto", "bgp",  "metric", "20",
+                    "nexthop", "via",   "inet6",   peer("swp1"),  "dev",   "swp1", "weight", "10",
+                    "nexthop", "via",   "inet6",   peer("swp2"),  "dev",   "swp2", "weight", "90"});
     ASSERT_LT(share("l1", kH2Net, "swp1"), 15.0)
-        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+        << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out;
     EXPECT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "diverged"; }, 10s))
         << l1.log();
     EXPECT_NE(stat("l1", "weight_audit_diverged_routes"), "0");
@@ -79,7 +84,7 @@ TEST_F(PathqdFabric, WeightAuditFindsAndRepairsKernelWeightsThatDrifted) {
     std::ofstream(dir_ + "/pathqd-l1.json") << config("uplink", repair).dump(2);
     l1.signal(SIGHUP);
     EXPECT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") == 50.0; }, 15s))
-        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out << l1.log();
+        << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out << l1.log();
     EXPECT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "ok"; }, 10s)) << l1.log();
     EXPECT_NE(stat("l1", "weight_audit_repairs"), "0");
 }
@@ -96,7 +101,7 @@ std::map<std::string, std::vector<int>> pathsOf(lab::Fabric& f, bool v6, int flo
                 << " iif swp3 ipproto udp sport " << 20000 + i << " dport 5201\n";
         }
     }
-    auto text = f.exec("l1", std::string("ip ") + (v6 ? "-6" : "-4") + " -batch " + batch).out;
+    auto text = f.run("l1", {"ip", (v6 ? "-6" : "-4"), "-batch", batch}).out;
     std::remove(batch.c_str());
     std::map<std::string, std::vector<int>> out;
     std::istringstream lines(text);
@@ -116,15 +121,15 @@ std::map<std::string, std::vector<int>> pathsOf(lab::Fabric& f, bool v6, int flo
 // within +-5 points, on IPv4 and IPv6 alike; and a weight change moves about the flows
 // it has to (hash-threshold), measured flow by flow.
 TEST_F(PathqdFabric, TrafficSplitFollowsTheWeightsOnIpv4AndIpv6) {
-    fabric_->execOk("l1", "ip addr add 2001:db8:1::1/64 dev swp3 nodad");
-    fabric_->execOk("l2", "ip addr add 2001:db8:2::1/64 dev swp3 nodad");
+    fabric_->runOk("l1", {"ip", "addr", "add", "2001:db8:1::1/64", "dev", "swp3", "nodad"});
+    fabric_->runOk("l2", {"ip", "addr", "add", "2001:db8:2::1/64", "dev", "swp3", "nodad"});
     const char* kH2Net6 = "2001:db8:2::/64";
     startAll();
     for (const char* net : {kH2Net, kH2Net6}) {
         ASSERT_TRUE(waitUntil([this, net] { return share("l1", net, "swp1") == 50.0; }, 20s))
             << net << ": "
-            << fabric_->exec("l1", std::string("ip -6 route show ") + net).out +
-                   fabric_->exec("l1", std::string("ip route show ") + net).out;
+            << fabric_->run("l1", {"ip", "-6", "route", "show", net}).out +
+                   fabric_->run("l1", {"ip", "route", "show", net}).out;
     }
     constexpr int kFlows = 4000;
     std::map<bool, std::map<std::string, std::vector<int>>> before;
@@ -137,8 +142,8 @@ TEST_F(PathqdFabric, TrafficSplitFollowsTheWeightsOnIpv4AndIpv6) {
     for (const char* net : {kH2Net, kH2Net6}) {
         ASSERT_TRUE(waitUntil([this, net] { return share("l1", net, "swp1") < 25.0; }, 15s))
             << net << ": "
-            << fabric_->exec("l1", std::string("ip -6 route show ") + net).out +
-                   fabric_->exec("l1", std::string("ip route show ") + net).out;
+            << fabric_->run("l1", {"ip", "-6", "route", "show", net}).out +
+                   fabric_->run("l1", {"ip", "route", "show", net}).out;
     }
     EXPECT_EQ(weights("l1", kH2Net), weights("l1", kH2Net6)) << "one level, both families";
     for (bool v6 : {false, true}) {
@@ -209,10 +214,10 @@ TEST_F(PathqdFabric, OnePathWithoutLinkBandwidthMakesTheGroupEcmp) {
     std::this_thread::sleep_for(3s);
     EXPECT_EQ(share("l1", kH2Net, "swp1"), 50.0)
         << "s2's path has no link-bandwidth: FRR 8.4 should fall back to ECMP\n"
-        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+        << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out;
     startPathqd("s2", config("downlink"));  // now every path is tagged
     EXPECT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") < 25.0; }, 15s))
-        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+        << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out;
 }
 
 TEST_F(PathqdFabric, SteadyLoadCausesNoRouteMapChanges) {
@@ -236,11 +241,14 @@ TEST_F(PathqdFabric, MetricsVisibleInStateDbAndOnRoutes) {
     lab::shapePort(*fabric_, "s1", "swp2", 20);
     ASSERT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") < 30.0; }, 10s));
     auto& s1 = redisFor("s1");
-    EXPECT_TRUE(
-        waitUntil([&s1] { return s1.cli(6, "HGET 'PATH_QUALITY_TABLE|swp2' level") == "6\n"; }, 5s))
-        << s1.cli(6, "HGETALL 'PATH_QUALITY_TABLE|swp2'");
-    EXPECT_EQ(s1.cli(6, "HGET 'PATH_QUALITY_TABLE|swp2' capacity_bps"), "20000000\n");
-    EXPECT_EQ(s1.cli(6, "HGET 'PATH_QUALITY_TABLE|swp2' role"), "downlink\n");
+    EXPECT_TRUE(waitUntil(
+        [&s1] {
+            return s1.cli(6, {"HGET", "PATH_QUALITY_TABLE|swp2", "level"}) == "6\n";
+        },
+        5s))
+        << s1.cli(6, {"HGETALL", "PATH_QUALITY_TABLE|swp2"});
+    EXPECT_EQ(s1.cli(6, {"HGET", "PATH_QUALITY_TABLE|swp2", "capacity_bps"}), "20000000\n");
+    EXPECT_EQ(s1.cli(6, {"HGET", "PATH_QUALITY_TABLE|swp2", "role"}), "downlink\n");
     auto json =
         nlohmann::json::parse(fabric_->vtysh("l1", "show bgp ipv4 unicast 10.2.2.0/24 json"));
     bool tagged = false;
@@ -254,19 +262,19 @@ TEST_F(PathqdFabric, MetricsVisibleInStateDbAndOnRoutes) {
     // l1 publishes the weights its kernel uses for h2's subnet: levels 6 and 32 -> 15:84.
     auto& l1 = redisFor("l1");
     auto weightsPublished = [&l1] {
-        std::istringstream keys(l1.cli(6, "KEYS 'PATH_WEIGHT_TABLE|*'"));
+        std::istringstream keys(l1.cli(6, {"KEYS", "PATH_WEIGHT_TABLE|*"}));
         for (std::string key; std::getline(keys, key);) {
-            if (l1.cli(6, "HGET '" + key + "' sample").find("10.2.2.0/24") == std::string::npos)
+            if (l1.cli(6, {"HGET", key, "sample"}).find("10.2.2.0/24") == std::string::npos)
                 continue;
-            int viaS1 = std::atoi(l1.cli(6, "HGET '" + key + "' weight_swp1").c_str());
-            int viaS2 = std::atoi(l1.cli(6, "HGET '" + key + "' weight_swp2").c_str());
+            int viaS1 = std::atoi(l1.cli(6, {"HGET", key, "weight_swp1"}).c_str());
+            int viaS2 = std::atoi(l1.cli(6, {"HGET", key, "weight_swp2"}).c_str());
             if (viaS1 > 0 && viaS2 > 4 * viaS1) return true;
         }
         return false;
     };
     EXPECT_TRUE(waitUntil(weightsPublished, 5s))
-        << l1.cli(6, "KEYS 'PATH_WEIGHT_TABLE|*'")
-        << fabric_->exec("l1", "ip route show 10.2.2.0/24").out;
+        << l1.cli(6, {"KEYS", "PATH_WEIGHT_TABLE|*"})
+        << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out;
 }
 
 }  // namespace

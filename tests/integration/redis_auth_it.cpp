@@ -15,6 +15,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -94,13 +95,12 @@ class RedisAuth : public ::testing::Test {
         const std::string d = dir_.string();
         // One self-signed certificate: the server's, the CA the clients trust, and the
         // client certificate the server checks (tls-ca-cert-file is the same file).
-        lab::shOk(
-            "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
-            " -keyout " +
-            d + "/key.pem -out " + d +
-            "/cert.pem -days 1"
-            " -subj /CN=tr18r-redis -addext subjectAltName=DNS:localhost,IP:127.0.0.1"
-            " 2>&1");
+        lab::runOk({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", d + "/key.pem", "-out",
+                    d + "/cert.pem", "-days", "1", "-subj", "/CN=tr18r-redis", "-addext",
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1"});
+        // redis-cli reads the admin's password from its environment (not from argv).
+        ::setenv("REDISCLI_AUTH", kAdminPass, 1);
         tlsPort_ = freeLoopbackPort();
         writeFile(d + "/users.acl", aclLines(), 0600);
         writeFile(d + "/redis.conf",
@@ -115,8 +115,8 @@ class RedisAuth : public ::testing::Test {
                   0600);
         server_ = std::make_unique<lab::ChildProcess>(
             std::vector<std::string>{"redis-server", d + "/redis.conf"}, d + "/redis.log");
-        bool up = lab::waitUntil([] { return admin(0, "PING").find("PONG") != std::string::npos; },
-                                 10s, 20ms);
+        bool up = lab::waitUntil(
+            [] { return admin(0, {"PING"}).find("PONG") != std::string::npos; }, 10s, 20ms);
         ASSERT_TRUE(up) << "redis-server did not start: " << server_->log();
         writeFile(d + "/ro.pass", std::string(kRoPass) + "\n", 0600);
         writeFile(d + "/daemon.pass", kDaemonPass, 0400);
@@ -126,15 +126,18 @@ class RedisAuth : public ::testing::Test {
     static void TearDownTestSuite() {
         server_.reset();  // SIGTERM, reaped
         fs::remove_all(dir_);
+        ::unsetenv("REDISCLI_AUTH");
     }
 
     static std::string socket() { return (dir_ / "redis.sock").string(); }
     static std::string file(const std::string& name) { return (dir_ / name).string(); }
-    // redis-cli as the admin (the password in the environment, not on argv).
-    static std::string admin(int db, const std::string& args) {
-        return lab::sh(std::string("REDISCLI_AUTH=") + kAdminPass + " redis-cli -s " + socket() +
-                       " -n " + std::to_string(db) + " " + args + " 2>&1")
-            .out;
+    // redis-cli as the admin (the password in the environment, REDISCLI_AUTH, not on
+    // argv), one argument each; its output and errors.
+    static std::string admin(int db, const lab::Argv& args) {
+        lab::Argv argv{"redis-cli", "-s", socket(), "-n", std::to_string(db)};
+        argv.insert(argv.end(), args.begin(), args.end());
+        auto r = lab::run(argv);
+        return r.out + r.err;
     }
     static redis::Endpoint endpoint(const std::string& user, const std::string& passFile) {
         redis::Endpoint e;
@@ -162,8 +165,12 @@ class RedisAuth : public ::testing::Test {
         }
         return done();
     }
+    // The operator CLI with `args`: options written by this test, split at spaces (no
+    // shell; scriptWords refuses anything a shell would read).
     static lab::ShellResult cli(const std::string& args) {
-        return lab::sh(std::string(TWINRAIL_BIN) + " " + args, 10s);
+        lab::Argv argv{TWINRAIL_BIN};
+        for (auto& word : lab::scriptWords(args)) argv.push_back(std::move(word));
+        return lab::run(argv, 10s);
     }
 
     static inline fs::path dir_;
@@ -182,7 +189,8 @@ TEST_F(RedisAuth, PasswordFileMustBePrivate) {
 }
 
 TEST_F(RedisAuth, SyncReaderAuthenticatesOverUnixSocketAndTls) {
-    admin(kStateDb, "HSET 'HOST_ROUTE_TABLE|10.1.0.2' ifname Ethernet0 mac 02:00:00:00:00:01");
+    admin(kStateDb,
+          {"HSET", "HOST_ROUTE_TABLE|10.1.0.2", "ifname", "Ethernet0", "mac", "02:00:00:00:00:01"});
     for (const auto& ep :
          {endpoint("tr18r-ro", file("ro.pass")), tlsEndpoint("tr18r-ro", file("ro.pass"))}) {
         SCOPED_TRACE(ep.describe());
@@ -240,7 +248,7 @@ TEST_F(RedisAuth, WrongPasswordAndWrongCertificateNameFailClearly) {
 }
 
 TEST_F(RedisAuth, ReadOnlyUserReadsButCannotWrite) {
-    admin(kStateDb, "HSET 'PATHQD_STATS|global' updated " + isoNow());
+    admin(kStateDb, {"HSET", "PATHQD_STATS|global", "updated", isoNow()});
     boost::asio::io_context io;
     redis::Client client(io, endpoint("tr18r-ro", file("ro.pass")), kStateDb, "ro");
     std::optional<redis::Value> read, write, keys;
@@ -264,7 +272,7 @@ TEST_F(RedisAuth, ReadOnlyUserReadsButCannotWrite) {
 
 TEST_F(RedisAuth, CliShowsStatsWithPasswordAndOverTls) {
     for (const char* table : {"HOST_ROUTE_STATS|global", "PATHQD_STATS|global"})
-        admin(kStateDb, std::string("HSET '") + table + "' updated " + isoNow() + " errors 0");
+        admin(kStateDb, {"HSET", table, "updated", isoNow(), "errors", "0"});
     const std::string creds = "--redis-user tr18r-ro --redis-password-file " + file("ro.pass");
     const std::string tls = "--redis-host 127.0.0.1 --redis-port " + std::to_string(tlsPort_) +
                             " --redis-tls --redis-ca " + file("cert.pem");
@@ -311,9 +319,9 @@ TEST_F(RedisAuth, VerifyReadsEverySwitchOverTlsAsTheReadOnlyUser) {
             {"host", "127.0.0.1"}, {"port", tlsPort_}, {"tls", true}, {"user", "tr18r-ro"}};
     }
     std::ofstream(file("inventory.json")) << inventory.dump();
-    admin(kStateDb,
-          "HSET 'HOST_CLAIM_TABLE|10.128.0.2|swp2' mac 02:00:0a:80:00:03 reason "
-          "bound-elsewhere count 3 first 2026-12-02T07:00:00Z last 2026-12-02T07:00:01Z");
+    admin(kStateDb, {"HSET", "HOST_CLAIM_TABLE|10.128.0.2|swp2", "mac", "02:00:0a:80:00:03",
+                     "reason", "bound-elsewhere", "count", "3", "first", "2026-12-02T07:00:00Z",
+                     "last", "2026-12-02T07:00:01Z"});
     const std::string args = "--json --redis-ca " + file("cert.pem") + " --redis-password-file " +
                              file("ro.pass") + " verify --plan " + file("plan.json") +
                              " --inventory " + file("inventory.json");
@@ -332,19 +340,21 @@ TEST_F(RedisAuth, VerifyReadsEverySwitchOverTlsAsTheReadOnlyUser) {
     EXPECT_EQ(r.rc, 77) << r.err;
     EXPECT_NE((r.out + r.err).find("AUTH failed for user tr18r-ro"), std::string::npos)
         << r.out << r.err;
-    admin(kStateDb, "DEL 'HOST_CLAIM_TABLE|10.128.0.2|swp2'");
+    admin(kStateDb, {"DEL", "HOST_CLAIM_TABLE|10.128.0.2|swp2"});
 }
 
 TEST_F(RedisAuth, ScopedDaemonUserPublishesAndPollsConfigWithoutConfigSetOrEval) {
     // The user really lacks what the daemons used to need.
-    EXPECT_NE(admin(0, "ACL DRYRUN tr18r-hostrouted EVAL 'return 1' 0").find("no permissions"),
-              std::string::npos);
-    EXPECT_NE(admin(0, "ACL DRYRUN tr18r-hostrouted CONFIG SET notify-keyspace-events KA")
+    EXPECT_NE(admin(0, {"ACL", "DRYRUN", "tr18r-hostrouted", "EVAL", "return 1", "0"})
                   .find("no permissions"),
               std::string::npos);
-    admin(kConfigDb, "HSET 'HOSTROUTED|global' proxy_arp true");
-    admin(kConfigDb, "HSET 'HOSTROUTED_INTERFACE|Ethernet4' mtu 9100");
-    admin(kConfigDb, "HSET 'PATHQD|global' interval 1");  // not its table
+    EXPECT_NE(admin(0, {"ACL", "DRYRUN", "tr18r-hostrouted", "CONFIG", "SET",
+                        "notify-keyspace-events", "KA"})
+                  .find("no permissions"),
+              std::string::npos);
+    admin(kConfigDb, {"HSET", "HOSTROUTED|global", "proxy_arp", "true"});
+    admin(kConfigDb, {"HSET", "HOSTROUTED_INTERFACE|Ethernet4", "mtu", "9100"});
+    admin(kConfigDb, {"HSET", "PATHQD|global", "interval", "1"});  // not its table
 
     boost::asio::io_context io;
     redis::Endpoint ep = endpoint("tr18r-hostrouted", file("daemon.pass"));
@@ -373,7 +383,7 @@ TEST_F(RedisAuth, ScopedDaemonUserPublishesAndPollsConfigWithoutConfigSetOrEval)
     EXPECT_EQ((*config)["HOSTROUTED_INTERFACE"]["Ethernet4"]["mtu"], "9100");
     EXPECT_FALSE(config->contains("PATHQD"));
     EXPECT_FALSE(published->isError()) << published->str;
-    EXPECT_NE(admin(kStateDb, "HGET 'HOST_ROUTE_TABLE|10.1.0.9' ifname").find("Ethernet4"),
+    EXPECT_NE(admin(kStateDb, {"HGET", "HOST_ROUTE_TABLE|10.1.0.9", "ifname"}).find("Ethernet4"),
               std::string::npos);
     ASSERT_TRUE(outside->isError());  // scoped to its own tables
     EXPECT_EQ(outside->str.rfind("NOPERM", 0), 0u);
@@ -381,12 +391,12 @@ TEST_F(RedisAuth, ScopedDaemonUserPublishesAndPollsConfigWithoutConfigSetOrEval)
     // A change is seen by polling (no notifications: CONFIG SET and PSUBSCRIBE refused),
     // and the refused subscriber does not reconnect in a loop.
     auto connections = [] {
-        auto info = admin(0, "INFO stats");
+        auto info = admin(0, {"INFO", "stats"});
         auto at = info.find("total_connections_received:");
         return std::stol(info.substr(at + 27));
     };
     long before = connections();
-    admin(kConfigDb, "HSET 'HOSTROUTED|global' proxy_arp false");
+    admin(kConfigDb, {"HSET", "HOSTROUTED|global", "proxy_arp", "false"});
     ASSERT_TRUE(runUntil(
         io, [&] { return (*config)["HOSTROUTED"]["global"]["proxy_arp"] == "false"; }, 3s));
     runUntil(

@@ -46,7 +46,7 @@ TEST_F(ServerConfig, NetplanRendersOneBalanceXorBondPerNic) {
     std::ofstream(root / "etc/netplan/60-twinrail.yaml") << plan::netplanConfig(plan_, srv);
     fs::permissions(root / "etc/netplan/60-twinrail.yaml",
                     fs::perms::owner_read | fs::perms::owner_write);
-    auto r = lab::sh("netplan generate --root-dir " + root.string() + " 2>&1");
+    auto r = lab::run({"netplan", "generate", "--root-dir", root.string()});
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
     for (const auto& nic : srv.nics) {
         std::string netdev =
@@ -72,9 +72,10 @@ TEST_F(ServerConfig, DualSendUnitVerifiesForEveryBond) {
     for (const auto& nic : plan_.servers[0].nics) {
         fs::path unit = dir_ / ("twinrail-dual-send@" + plan::bondName(nic) + ".service");
         std::ofstream(unit) << plan::dualSendUnit();
-        auto r = lab::sh("systemd-analyze verify --man=no " + unit.string() + " 2>&1");
-        EXPECT_EQ(r.rc, 0) << r.out << r.err;
-        EXPECT_EQ(r.out.find(unit.filename().string() + ":"), std::string::npos) << r.out;
+        auto r = lab::run({"systemd-analyze", "verify", "--man=no", unit.string()});
+        const std::string output = r.out + r.err;  // its warnings are on stderr
+        EXPECT_EQ(r.rc, 0) << output;
+        EXPECT_EQ(output.find(unit.filename().string() + ":"), std::string::npos) << output;
     }
 }
 
@@ -89,7 +90,7 @@ TEST(ServerConfigEvpnMh, NetplanRendersOneLacpBondPerNic) {
     std::ofstream(root / "etc/netplan/60-twinrail.yaml") << plan::netplanConfig(p, p.servers[0]);
     fs::permissions(root / "etc/netplan/60-twinrail.yaml",
                     fs::perms::owner_read | fs::perms::owner_write);
-    auto r = lab::sh("netplan generate --root-dir " + root.string() + " 2>&1");
+    auto r = lab::run({"netplan", "generate", "--root-dir", root.string()});
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
     for (const auto& nic : p.servers[0].nics) {
         std::string netdev =

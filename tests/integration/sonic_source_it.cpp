@@ -126,7 +126,7 @@ struct Scenario {
 };
 
 std::vector<Scenario> listScenarios() {
-    auto out = lab::shOk("python3 " + kLoadPy.string() + " --list");
+    auto out = lab::runOk({"python3", kLoadPy.string(), "--list"});
     std::vector<Scenario> list;
     std::istringstream lines(out);
     for (std::string line; std::getline(lines, line);) {
@@ -153,8 +153,10 @@ std::optional<std::string> missingFile(const Scenario& s) {
 }
 
 void load(const lab::RedisServer& redis, const std::string& scenario, bool flush) {
-    lab::shOk("python3 " + kLoadPy.string() + " -q -s " + redis.socket() +
-              (flush ? " --flush-all " : " ") + scenario);
+    lab::Argv argv{"python3", kLoadPy.string(), "-q", "-s", redis.socket()};
+    if (flush) argv.push_back("--flush-all");
+    argv.push_back(scenario);
+    lab::runOk(argv);
 }
 
 TEST_F(SonicSource, EverySonicScenarioReadsAsSonicsToolsReadIt) {
@@ -310,9 +312,10 @@ TEST_F(SonicSource, SyncdRestartWithNewOidsIsFollowed) {
     db_->cmd({"RENAME", "COUNTERS:oid:0x1000000000a00", "COUNTERS:oid:0x1000000000c00"});
     db_->cmd({"HSET", "COUNTERS:oid:0x1000000000c00", "SAI_PORT_STAT_IF_OUT_OCTETS", "1000"});
     db_->cmd({"HSET", "COUNTERS_PORT_NAME_MAP", "Ethernet0", "oid:0x1000000000c00"});
-    for (const auto& [q, port] : db_->hgetall(kCounters, "COUNTERS_QUEUE_PORT_MAP"))
+    for (const auto& [q, port] : db_->hgetall(kCounters, "COUNTERS_QUEUE_PORT_MAP")) {
         if (port == "oid:0x1000000000a00")
             db_->cmd({"HSET", "COUNTERS_QUEUE_PORT_MAP", q, "oid:0x1000000000c00"});
+    }
     auto gone = pollOnce({"Ethernet0"});
     EXPECT_TRUE(gone.error.empty());
     EXPECT_EQ(gone.map.count("Ethernet0"), 0u);  // its row went: not reported, maps re-read

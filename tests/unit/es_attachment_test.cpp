@@ -1,28 +1,21 @@
 // EVPN-MH attachment: FRR's views parsed as FRR 8.4.4 prints them, and the rule on each
 // case of ../shared/notes/EVPN-MH-FACTS.md (section numbers below).
 #include <gtest/gtest.h>
+#include "evpn_views.h"
 
 #include "es_attachment.h"
 #include "es_sync.h"
 #include "evpn_view.h"
+#include "evpn_views.h"
 
 using namespace twinrail;
 using namespace twinrail::hostrouted;
 
 namespace {
 
-// As FRR 8.4.4 printed them on a lab leaf (trimmed): two segments, one peer-synced host.
-const char* kArp = R"({"10001":{"numArpNd":2,
-  "10.128.0.2":{"ip":"10.128.0.2","type":"local","state":"active","mac":"02:00:0a:80:00:02",
-                "localInactive":true,"peerActive":true,"localSequence":0},
-  "10.128.0.20":{"ip":"10.128.0.20","type":"remote","state":"active",
-                 "mac":"02:00:00:00:00:20","remoteVtep":"10.253.0.1"}}})";
-const char* kMac = R"({"10001":{"numMacs":2,"macs":{
-  "02:00:0a:80:00:02":{"type":"local","intf":"hbond1","ifindex":7825,"peerActive":true,
-                       "esi":"03:44:38:39:ff:00:01:00:00:01","syncNeighCount":1},
-  "02:00:00:00:00:20":{"type":"remote","remoteVtep":"10.253.0.1"}}}})";
-const char* kEs = R"([{"esi":"03:44:38:39:ff:00:01:00:00:01","accessPort":"hbond1",
-  "flags":["local","readyForBgp","bridgePort","operUp"],"vniCount":0}])";
+const char* const kArp = fixture::kEvpnArp;
+const char* const kMac = fixture::kEvpnMac;
+const char* const kEs = fixture::kEvpnEs;
 
 IpAddr ip(const char* s) {
     return *IpAddr::parse(s);

@@ -131,10 +131,13 @@ Options parse(int argc, char** argv) {
 
 // `twinrail plan ...` is twinrail-plan, found next to this binary or on PATH.
 int execTool(const std::string& tool, const std::vector<std::string>& args) {
-    // Installed side by side in /usr/bin; in the build tree, tools/<tool>/<tool>.
+    // Installed side by side in /usr/bin; in the build tree, tools/<tool>/<tool>, and the
+    // lab (a tool of the build tree only, never installed) in lab/tool/.
     std::filesystem::path dir = std::filesystem::canonical("/proc/self/exe").parent_path();
     std::string path = (dir / tool).string();
     if (!std::filesystem::exists(path)) path = (dir.parent_path() / tool / tool).string();
+    if (!std::filesystem::exists(path))
+        path = (dir.parent_path().parent_path() / "lab" / "tool" / tool).string();
     std::vector<std::string> argvStore{tool};
     argvStore.insert(argvStore.end(), args.begin(), args.end());
     std::vector<char*> argvPtr;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "attrs.h"
+#include "dump_socket.h"
 
 namespace twinrail::netlink {
 namespace {
@@ -209,6 +210,10 @@ std::optional<PolicyRule> decodeRule(const nlmsghdr* msg) {
     return r;
 }
 
+KernelPolicyWriter::KernelPolicyWriter(boost::asio::io_context& io) : KernelPolicyWriter() {
+    dumps_ = std::make_unique<detail::DumpQueue>(io);
+}
+
 KernelPolicyWriter::KernelPolicyWriter() {
     fd_ = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
     if (fd_ < 0) throw std::runtime_error(std::string("policy writer socket: ") + strerror(errno));
@@ -282,37 +287,19 @@ void KernelPolicyWriter::sendChunk(size_t first, size_t last, std::vector<Policy
     }
 }
 
-std::vector<PolicyRule> KernelPolicyWriter::dumpRules(int family, uint8_t protocol) {
-    Message m(RTM_GETRULE, NLM_F_REQUEST | NLM_F_DUMP, nextSeq_++);
+void KernelPolicyWriter::dumpRules(int family, uint8_t protocol, RulesDone done) {
+    if (!dumps_) throw std::logic_error("KernelPolicyWriter: dumpRules needs an io_context");
     fib_rule_hdr h{};
     h.family = static_cast<uint8_t>(family);
-    m.fixed(h);
-    auto req = m.finish();
-    sockaddr_nl kernel{};
-    kernel.nl_family = AF_NETLINK;
-    if (::sendto(fd_, req.data(), req.size(), 0, reinterpret_cast<sockaddr*>(&kernel),
-                 sizeof kernel) < 0)
-        throw std::runtime_error(std::string("rule dump: ") + strerror(errno));
-    std::vector<PolicyRule> out;
-    std::vector<uint32_t> buf(size_t{16} * 1024);
-    for (;;) {
-        ssize_t n = ::recv(fd_, buf.data(), buf.size() * sizeof(uint32_t), 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw std::runtime_error(std::string("rule dump: ") + strerror(errno));
-        Bytes rest(reinterpret_cast<const uint8_t*>(buf.data()), static_cast<size_t>(n));
-        while (rest.size() >= sizeof(nlmsghdr)) {
-            nlmsghdr nh{};
-            std::memcpy(&nh, rest.data(), sizeof nh);
-            if (nh.nlmsg_len < sizeof(nlmsghdr) || nh.nlmsg_len > rest.size()) break;
-            if (nh.nlmsg_type == NLMSG_DONE) return out;
-            if (nh.nlmsg_type == NLMSG_ERROR) throw std::runtime_error("rule dump: refused");
-            auto r = decodeRule(reinterpret_cast<const nlmsghdr*>(rest.data()));
-            if (r && r->protocol == protocol) out.push_back(std::move(*r));
-            size_t step = NLMSG_ALIGN(nh.nlmsg_len);
-            if (step >= rest.size()) break;
-            rest = rest.subspan(step);
-        }
-    }
+    dumps_->request(detail::dumpRequest(RTM_GETRULE, &h, sizeof h),
+                    [protocol, done = std::move(done)](int error, detail::MessageLog& reply) {
+                        std::vector<PolicyRule> rules;
+                        reply.forEach([&](nlmsghdr* msg) {
+                            auto r = decodeRule(msg);
+                            if (r && r->protocol == protocol) rules.push_back(std::move(*r));
+                        });
+                        done(error, std::move(rules));
+                    });
 }
 
 }  // namespace twinrail::netlink

@@ -12,12 +12,24 @@
 #include <stdexcept>
 
 #include "attrs.h"
+#include "dump_socket.h"
 #include "twinrail/netlink/parse.h"
 
 namespace twinrail::netlink {
 namespace {
 
 constexpr size_t kChunkBytes = size_t{48} * 1024;
+
+// A host route of `table` written with `protocol`, from a route dump's message.
+bool hostRouteOf(nlmsghdr* msg, uint32_t table, uint8_t protocol, HostRoute& out) {
+    Decoded d = decode(msg);
+    auto* r = std::get_if<RouteMsg>(&d);
+    if (r == nullptr || r->route.table != table || r->route.protocol != protocol ||
+        r->prefixLen != r->route.dst.maxPrefixLen())
+        return false;
+    out = r->route;
+    return true;
+}
 
 void putAttr(std::vector<uint8_t>& buf, uint16_t type, const void* data, size_t len) {
     rtattr rta{};
@@ -147,12 +159,8 @@ std::vector<HostRoute> KernelRouteTable::dump(int family, uint32_t table, uint8_
     } ctx{&routes, table, protocol};
     auto onRoute = [](nl_msg* msg, void* arg) -> int {
         auto* c = static_cast<Ctx*>(arg);
-        Decoded d = decode(nlmsg_hdr(msg));
-        if (auto* r = std::get_if<RouteMsg>(&d)) {
-            if (r->route.table == c->table && r->route.protocol == c->protocol &&
-                r->prefixLen == r->route.dst.maxPrefixLen())
-                c->routes->push_back(r->route);
-        }
+        HostRoute route;
+        if (hostRouteOf(nlmsg_hdr(msg), c->table, c->protocol, route)) c->routes->push_back(route);
         return NL_OK;
     };
     int rc = nl_connect(sock, NETLINK_ROUTE);
@@ -165,6 +173,26 @@ std::vector<HostRoute> KernelRouteTable::dump(int family, uint32_t table, uint8_
     nl_socket_free(sock);
     if (rc < 0) throw std::runtime_error(std::string("netlink: route dump: ") + nl_geterror(rc));
     return routes;
+}
+
+KernelRouteDumper::KernelRouteDumper(boost::asio::io_context& io)
+    : dumps_(std::make_unique<detail::DumpQueue>(io)) {}
+
+KernelRouteDumper::~KernelRouteDumper() = default;
+
+void KernelRouteDumper::dump(int family, uint32_t table, uint8_t protocol, Done done) {
+    rtmsg body{};
+    body.rtm_family = static_cast<unsigned char>(family);
+    dumps_->request(
+        detail::dumpRequest(RTM_GETROUTE, &body, sizeof body),
+        [table, protocol, done = std::move(done)](int error, detail::MessageLog& reply) {
+            std::vector<HostRoute> routes;
+            reply.forEach([&](nlmsghdr* msg) {
+                HostRoute route;
+                if (hostRouteOf(msg, table, protocol, route)) routes.push_back(route);
+            });
+            done(error, std::move(routes));
+        });
 }
 
 }  // namespace twinrail::netlink

@@ -9,7 +9,7 @@ constexpr size_t kMaxInFlight = 20000;  // back-pressure: flush again when repli
 constexpr auto kRetryFailed = std::chrono::seconds(1);
 }  // namespace
 
-StateTable::StateTable(boost::asio::io_context& io, Client& client, std::string table,
+StateTable::StateTable(boost::asio::io_context& io, Connection& client, std::string table,
                        char separator, RowSource rowOf, KeySource allKeys)
     : client_(client),
       table_(std::move(table)),

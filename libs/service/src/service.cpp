@@ -231,7 +231,16 @@ void ServiceHost::onConfig(const nlohmann::json& doc, const std::string& origin)
         log::notice("config OK");
         return shutdown(exitcode::kOk);
     }
-    if (started_) return daemon_->apply(doc);
+    if (started_) {
+        // A daemon's apply handles its own failures; one that still throws must not end a
+        // daemon whose routes and state are fine (it keeps what it had).
+        try {
+            daemon_->apply(doc);
+        } catch (const std::exception& e) {
+            log::error(origin, ": config not applied: ", e.what());
+        }
+        return;
+    }
     StartContext ctx{io_, opts_, std::nullopt};
     if (!(opts_.noStateDb || (!opts_.configFile.empty() && !opts_.redisGiven)))
         ctx.stateDb = stateDb_;

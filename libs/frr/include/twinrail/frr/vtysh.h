@@ -35,23 +35,7 @@ class Vtysh {
     // One `show ...` command; ok is false (and text says why) when vtysh failed.
     void show(const std::string& command, std::function<void(bool ok, std::string text)> done);
 
-    // Checks `required`, adds what is missing when `apply`, re-checks, and reports the
-    // lines still missing (empty = all present) or an error text.
-    struct EnsureResult {
-        bool reachable = false;
-        std::vector<ConfigLine> missing;
-        std::vector<ConfigLine> added;
-        std::string error;
-    };
-    void ensure(const std::vector<ConfigLine>& required, bool apply,
-                std::function<void(EnsureResult)> done);
-
   private:
-    void applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo,
-                   const RunningConfig& running, const std::shared_ptr<EnsureResult>& result,
-                   const std::vector<ConfigLine>& required,
-                   const std::function<void(EnsureResult)>& done);
-
     boost::asio::io_context& io_;
     VtyshOptions options_;
 };

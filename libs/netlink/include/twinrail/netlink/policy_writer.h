@@ -1,16 +1,23 @@
 // Writes routes into policy tables and the rules that select them (`ip rule iif X lookup
 // T`), and the static neighbor entries a daemon owns (hostrouted's EVPN-synced hosts). Operations
 // are queued and sent in large multi-message datagrams, and the kernel's ack for each comes back
-// per operation, as route_table.h does for host routes.
+// per operation, as route_table.h does for host routes. Rules are read back without blocking:
+// the dump's answer comes later, on the io_context.
 #pragma once
 
+#include <boost/asio/io_context.hpp>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "twinrail/netlink/route_watch.h"
 
 namespace twinrail::netlink {
+namespace detail {
+class DumpQueue;
+}  // namespace detail
 
 struct PolicyRule {
     int family = 0;  // AF_INET, AF_INET6
@@ -57,15 +64,21 @@ struct PolicyResult {
 
 class PolicyWriter {
   public:
+    // error: 0, or an errno (EINTR: the rules kept changing under the dump).
+    using RulesDone = std::function<void(int error, std::vector<PolicyRule> rules)>;
     virtual ~PolicyWriter() = default;
     virtual void submit(PolicyOp op) = 0;
     virtual std::vector<PolicyResult> flush() = 0;
-    // Rules of `family` with `protocol`, as the kernel holds them.
-    virtual std::vector<PolicyRule> dumpRules(int family, uint8_t protocol) = 0;
+    // Rules of `family` with `protocol`, as the kernel holds them. Returns at once: the
+    // answer comes later from the io_context, never inside the call.
+    virtual void dumpRules(int family, uint8_t protocol, RulesDone done) = 0;
 };
 
 class KernelPolicyWriter final : public PolicyWriter {
   public:
+    // Reads rules on `io` (dumpRules).
+    explicit KernelPolicyWriter(boost::asio::io_context& io);
+    // Writes only: dumpRules throws std::logic_error (benchmarks, tools).
     KernelPolicyWriter();
     ~KernelPolicyWriter() override;
     KernelPolicyWriter(const KernelPolicyWriter&) = delete;
@@ -73,7 +86,7 @@ class KernelPolicyWriter final : public PolicyWriter {
 
     void submit(PolicyOp op) override;
     std::vector<PolicyResult> flush() override;
-    std::vector<PolicyRule> dumpRules(int family, uint8_t protocol) override;
+    void dumpRules(int family, uint8_t protocol, RulesDone done) override;
 
   private:
     void encode(const PolicyOp& op, uint32_t seq);
@@ -85,6 +98,7 @@ class KernelPolicyWriter final : public PolicyWriter {
         size_t offset, length;
     };
     int fd_ = -1;
+    std::unique_ptr<detail::DumpQueue> dumps_;  // null: writes only
     std::vector<Pending> pending_;
     std::vector<uint8_t> buffer_;
     uint32_t nextSeq_ = 1;

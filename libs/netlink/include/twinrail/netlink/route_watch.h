@@ -77,26 +77,43 @@ struct RouteWatchStats {
     uint64_t queuedDuringDump = 0;
 };
 
-class RouteWatch {
+// The routes of some kernel tables as a daemon follows them: RouteWatch on a real kernel,
+// a fake in unit tests (tests/unit/fakes).
+class RouteFeed {
   public:
     using Routes = std::map<RouteKey, KernelRoute>;
     // `changed`: the keys added, changed or removed since the last call; `snapshotDone`
     // when a snapshot completed (the view is whole again).
     using OnChange = std::function<void(const std::vector<RouteKey>& changed, bool snapshotDone)>;
 
+    virtual ~RouteFeed() = default;
+    virtual void start() = 0;  // starts the first snapshot; throws when the kernel cannot be read
+    virtual void stop() = 0;
+    virtual void setTables(std::set<uint32_t> tables) = 0;  // takes a new snapshot
+    virtual void resync() = 0;
+    virtual bool synced() const = 0;  // a snapshot has completed
+    virtual const Routes& routes() const = 0;
+    virtual const RouteWatchStats& stats() const = 0;
+};
+// Only routes of `tables` are kept.
+using RouteFeedFactory = std::function<std::unique_ptr<RouteFeed>(std::set<uint32_t> tables,
+                                                                  RouteFeed::OnChange onChange)>;
+
+class RouteWatch final : public RouteFeed {
+  public:
     // Only routes of `tables` are kept.
     RouteWatch(boost::asio::io_context& io, std::set<uint32_t> tables, OnChange onChange);
-    ~RouteWatch();
+    ~RouteWatch() override;
     RouteWatch(const RouteWatch&) = delete;
     RouteWatch& operator=(const RouteWatch&) = delete;
 
-    void start();  // opens the socket and starts the first snapshot; throws on failure
-    void stop();
-    void setTables(std::set<uint32_t> tables);  // takes a new snapshot
-    void resync();
-    bool synced() const { return synced_; }  // a snapshot has completed
-    const Routes& routes() const { return routes_; }
-    const RouteWatchStats& stats() const { return stats_; }
+    void start() override;  // opens the socket and starts the first snapshot; throws on failure
+    void stop() override;
+    void setTables(std::set<uint32_t> tables) override;
+    void resync() override;
+    bool synced() const override { return synced_; }
+    const Routes& routes() const override { return routes_; }
+    const RouteWatchStats& stats() const override { return stats_; }
 
   private:
     void open();

@@ -44,6 +44,7 @@ struct HostRoute {
     uint8_t protocol = 0;
     uint32_t priority = 0;  // the route's metric; part of its identity in the kernel
     int prefixLen = 0;      // 0: a host route; else a prefix (only to remove one)
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads defaulted <=>
     auto operator<=>(const HostRoute&) const = default;
 };
 

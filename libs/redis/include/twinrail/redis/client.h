@@ -69,23 +69,39 @@ Value valueFromReply(const redisReply* reply);
 using ReplyHandler = std::function<void(const Value&)>;
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
-class Client {
+// What a daemon needs of one Redis database: the edge its tables are written through.
+// Client is the real one; unit tests put an in-memory fake (tests/unit/fakes) behind it.
+class Connection {
+  public:
+    virtual ~Connection() = default;
+    virtual void start() = 0;
+    virtual void stop() = 0;
+    virtual bool connected() const = 0;
+    virtual void onConnected(std::function<void()> fn) = 0;
+    virtual void onDisconnected(std::function<void()> fn) = 0;
+    // Returns false (and drops the command) when not connected. In subscribe mode the
+    // handler stays registered and is called for every message.
+    virtual bool command(const std::vector<std::string>& args, ReplyHandler handler) = 0;
+    bool command(const std::vector<std::string>& args) { return command(args, ReplyHandler{}); }
+    virtual size_t pendingReplies() const = 0;
+};
+
+class Client final : public Connection {
   public:
     Client(boost::asio::io_context& io, Endpoint endpoint, int db, std::string name);
-    ~Client();
+    ~Client() override;
     Client(const Client&) = delete;
     Client& operator=(const Client&) = delete;
 
-    void start();
-    void stop();
-    bool connected() const { return connected_; }
-    void onConnected(std::function<void()> fn) { onConnected_ = std::move(fn); }
-    void onDisconnected(std::function<void()> fn) { onDisconnected_ = std::move(fn); }
+    void start() override;
+    void stop() override;
+    bool connected() const override { return connected_; }
+    void onConnected(std::function<void()> fn) override { onConnected_ = std::move(fn); }
+    void onDisconnected(std::function<void()> fn) override { onDisconnected_ = std::move(fn); }
 
-    // Returns false (and drops the command) when not connected. In subscribe mode the
-    // handler stays registered and is called for every message.
-    bool command(const std::vector<std::string>& args, ReplyHandler handler = {});
-    size_t pendingReplies() const { return pending_; }
+    using Connection::command;
+    bool command(const std::vector<std::string>& args, ReplyHandler handler) override;
+    size_t pendingReplies() const override { return pending_; }
     // Why the last connection ended (hiredis' text, e.g. a NOPERM reply), or "".
     const std::string& lastError() const { return lastError_; }
 

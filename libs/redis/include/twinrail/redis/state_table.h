@@ -27,7 +27,7 @@ class StateTable {
     using RowSource = std::function<std::optional<Fields>(const std::string& key)>;
     using KeySource = std::function<std::vector<std::string>()>;
 
-    StateTable(boost::asio::io_context& io, Client& client, std::string table, char separator,
+    StateTable(boost::asio::io_context& io, Connection& client, std::string table, char separator,
                RowSource rowOf, KeySource allKeys);
 
     void markDirty(const std::string& key);
@@ -43,7 +43,7 @@ class StateTable {
     void finishResync(const std::vector<std::string>& existing);
     std::string redisKey(const std::string& key) const;
 
-    Client& client_;
+    Connection& client_;
     std::string table_;
     char separator_;
     RowSource rowOf_;

@@ -1,0 +1,58 @@
+// Everything hostrouted reads from or writes to outside its own memory, as interfaces that
+// main.cpp passes in: the real ones (realEdges) on a switch, fakes (tests/fakes) in unit
+// tests of the daemon's orchestration. Nothing in Daemon opens a socket, runs a program
+// or touches a file except through these.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "prober.h"
+#include "twinrail/common/command_runner.h"
+#include "twinrail/frr/channel.h"
+#include "twinrail/netlink/monitor.h"
+#include "twinrail/netlink/policy_writer.h"
+#include "twinrail/netlink/route_table.h"
+#include "twinrail/netlink/route_watch.h"
+#include "twinrail/redis/client.h"
+
+namespace twinrail::hostrouted {
+
+struct Edges {
+    // Links, addresses and neighbors (events and snapshots).
+    netlink::KernelEventsFactory kernel;
+    // Host routes: written in batches; dumped once at start to adopt a previous run's.
+    std::unique_ptr<netlink::RouteProgrammer> routes;
+    // Host routes read once the loop runs (the import audit's stale zebra copies): the
+    // answer comes later, on the io_context.
+    netlink::RouteDumperFactory routeDumper;
+    // ARP/ND probes out, the ARP/ND hosts send in.
+    HostProberFactory prober;
+    // FRR's configuration, zebra's EVPN view and restarts.
+    std::unique_ptr<frr::Channel> frr;
+    // STATE_DB. Null: nothing is published.
+    std::unique_ptr<redis::Connection> stateDb;
+    // tc, for the ARP/ND guard's filters.
+    std::unique_ptr<CommandRunner> tc;
+    // Policy routes, rules and static neighbors (uplink pins, EVPN-MH); one per user. Rules
+    // are read back on the io_context.
+    std::function<std::unique_ptr<netlink::PolicyWriter>()> policyWriter;
+    // The main table, as the uplink pinner follows it.
+    netlink::RouteFeedFactory routeFeed;
+    // Where the per-port kernel settings (proxy_arp, proxy_ndp, proxy_delay) live.
+    std::string sysctlRoot = "/proc/sys";
+};
+
+struct RealEdgeOptions {
+    std::optional<redis::Endpoint> stateDb;  // none: do not publish
+    int stateDbId = 6;
+    frr::VtyshOptions vtysh;
+};
+
+// The kernel, FRR, Redis and tc of the machine hostrouted runs on.
+Edges realEdges(boost::asio::io_context& io, const RealEdgeOptions& options);
+
+}  // namespace twinrail::hostrouted
