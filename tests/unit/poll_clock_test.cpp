@@ -141,11 +141,12 @@ TEST(PollClock, OneSecondCadenceAtHalfLineRateIsSteadyAfterWarmUp) {
     EXPECT_NEAR(std::chrono::duration<double>(*clock.period()).count(), 1.0, 0.01);
     // The method it replaces: 0 for nine reads, then ten times the rate.
     double oldMax = 0, oldMin = 1;
-    for (const auto& x : samples)
+    for (const auto& x : samples) {
         if (x.at >= kT0 + 5s) {
             oldMax = std::max(oldMax, x.oldUtil);
             oldMin = std::min(oldMin, x.oldUtil);
         }
+    }
     EXPECT_GT(oldMax, 4.0);
     EXPECT_EQ(oldMin, 0.0);
 }
@@ -252,6 +253,120 @@ TEST(PollClock, IrregularIdleGapsDoNotChangeThePeriod) {
     // Inside a burst, from its second poll on, the rate is right.
     EXPECT_LE(worstError(samples, kT0 + 38s, kT0 + 45s, 0.5), kTolerance);
     EXPECT_LE(worstError(samples, kT0 + 54s, kT0 + 60s, 0.5), kTolerance);
+}
+
+// The namespace test's flex-counter writer (SonicSource.UtilIsRightAtEveryFlexCounterCadence),
+// replayed read by read: 1 s for 12 s, 2 s for 16 s, then 500 ms for 8 s, on the grid of
+// pathqd's 100 ms reads, each write landing half a ms before the read that sees it (the
+// writer and the reads start together). The poll at `lateAt` is taken 1 ms late (the
+// writer woke late): its write lands just after that read, so the next read, 100 ms on,
+// is the first to see it.
+struct CadenceReplay {
+    std::vector<Sample> samples;
+    std::optional<Tp> latePoll;     // when the late poll took its counters (if one was)
+    std::optional<Tp> lateInstant;  // the instant PollClock gave them
+    std::vector<std::pair<Tp, std::optional<Tp>>> instants;  // every read's
+};
+
+CadenceReplay replayCadenceChanges(Clock::duration lateAt) {
+    struct Write {
+        Tp visible;
+        Counters value;
+    };
+    const std::pair<Clock::duration, Clock::duration> segments[] = {
+        {12s, 1000ms}, {16s, 2000ms}, {8s, 500ms}};
+    CadenceReplay out;
+    std::vector<Write> writes;
+    Tp poll = kT0;
+    for (auto [length, period] : segments) {
+        for (Tp end = poll + length; poll < end; poll += period) {
+            Tp taken = poll;
+            if (poll - kT0 == lateAt) {
+                taken += 1ms;
+                out.latePoll = taken;
+            }
+            // A second of traffic before the first poll: that poll is a change too.
+            auto bytes = static_cast<uint64_t>(
+                kHalfLineBytesPerSec * std::chrono::duration<double>(taken - kT0 + 1s).count());
+            writes.push_back({taken + 100us, {bytes, bytes / 1000, 0}});
+        }
+    }
+    PollClock clock;
+    RateTracker rates;
+    std::optional<RateTracker::Rates> last;
+    uint64_t prev = 0;  // zeros until the first write
+    for (Tp now = kT0 - 1s + 500us; now < kT0 + 36s; now += 100ms) {
+        Counters c;
+        for (const auto& w : writes)
+            if (w.visible <= now) c = w.value;
+        bool changed = c.txBytes != prev;
+        prev = c.txBytes;
+        auto at = clock.observe(changed, now);
+        out.instants.emplace_back(now, at);
+        if (changed && out.latePoll && now > *out.latePoll && !out.lateInstant)
+            out.lateInstant = at;
+        if (auto r = rates.update(c, at)) last = r;
+        out.samples.push_back({now, last ? last->txBps / kCapacityBps : 0.0, 0.0});
+    }
+    return out;
+}
+
+TEST(PollClock, AChangeSeenAReadLateAfterACadenceChangeIsPlacedAtItsPoll) {
+    // The namespace test's flake: 2.5 s after the switch to 500 ms, one write is seen a
+    // read late. The windows since the switch span 5 polls, so the longest period they
+    // allow is over 20 ms too long; carried forward by it, the instant was 27 ms after
+    // the poll, the rate over that poll 5% low (2.8 points of utilisation), the next 5%
+    // high.
+    auto r = replayCadenceChanges(30500ms);
+    ASSERT_TRUE(r.latePoll && r.lateInstant);
+    double offMs = std::chrono::duration<double, std::milli>(*r.lateInstant - *r.latePoll).count();
+    EXPECT_NEAR(offMs, 0.0, 1.0) << "the instant is that far from the poll";
+    EXPECT_LE(worstError(r.samples, kT0 + 3s, kT0 + 36s, 0.5), kTolerance);
+}
+
+TEST(PollClock, AChangeSeenAReadLateKeepsTheRateAtEveryCadence) {
+    // Any one poll seen a read late, from 3 s on: the rate stays right at every cadence.
+    // The first two polls at 500 ms get no instant (nothing yet tells one seen late from a
+    // cadence of 600 or 550 ms), so the rate from the 2 s polls is held over them.
+    for (auto lateAt = Clock::duration(3s); lateAt < 36s; lateAt += 500ms) {
+        auto r = replayCadenceChanges(lateAt);
+        if (!r.latePoll) continue;  // no poll then
+        EXPECT_LE(worstError(r.samples, kT0 + 3s, kT0 + 36s, 0.5), kTolerance)
+            << "the poll at " << std::chrono::duration<double>(lateAt).count()
+            << " s seen a read late";
+    }
+}
+
+TEST(PollClock, TheFirstTwoPollsAtANewCadenceGetNoInstant) {
+    // After the 2 s poll at 28 s, the polls come every 500 ms. From the read that sees the
+    // poll at 28.5 s to the one before the read that sees the poll at 29.5 s, no instant:
+    // with one or two windows at the new cadence, a poll seen a read late looks like a
+    // cadence of 600 or 550 ms. The third poll has one, at its poll.
+    auto r = replayCadenceChanges(Clock::duration::max());
+    for (const auto& [read, instant] : r.instants) {
+        if (read < kT0) continue;  // before the first change: none yet
+        bool withheld = read > kT0 + 28500ms && read < kT0 + 29500ms;
+        EXPECT_EQ(instant.has_value(), !withheld)
+            << "read at " << std::chrono::duration<double>(read - kT0).count() << " s";
+        if (read > kT0 + 29500ms && read < kT0 + 29600ms) {
+            ASSERT_TRUE(instant);
+            double atMs = std::chrono::duration<double, std::milli>(*instant - kT0).count();
+            EXPECT_NEAR(atMs, 29500, 1.0);
+        }
+    }
+    EXPECT_LE(worstError(r.samples, kT0 + 3s, kT0 + 36s, 0.5), kTolerance);
+}
+
+TEST(PollClock, ACounterThatGoesIdleRightAfterACadenceChangeReadsZero) {
+    // Traffic stops just before the first 500 ms poll (20.937 s), whose instant is
+    // withheld: idle needs no cadence, so the rate still drops to 0.
+    Schedule s{kT0,
+               [](Tp t) { return t < kT0 + 20s ? Clock::duration(1s) : Clock::duration(500ms); }};
+    s.rate = [](Tp t) { return t < kT0 + 20600ms ? kHalfLineBytesPerSec : 0.0; };
+    s.length = 40s;
+    auto samples = sampleDevice(makeDevice(s), s);
+    EXPECT_LE(worstError(samples, kT0 + 5s, kT0 + 20s, 0.5), kTolerance);
+    EXPECT_EQ(worstError(samples, kT0 + 26s, kT0 + 40s, 0.0), 0.0);
 }
 
 TEST(QualityRates, TheSameInstantGivesNothingAndKeepsTheBaseline) {

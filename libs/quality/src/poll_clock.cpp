@@ -54,10 +54,17 @@ std::optional<PollClock::Clock::time_point> PollClock::observe(bool changed,
         return std::nullopt;
     }
     Clock::time_point prevRead = *lastRead_;
-    if (now <= prevRead) return instant_;  // time did not move: nothing to learn
+    if (now <= prevRead) {  // time did not move: nothing to learn
+        if (withheld_) return std::nullopt;
+        return instant_;
+    }
     lastRead_ = now;
-    if (changed) return onChange(prevRead, now);
-    onUnchanged(prevRead, now);
+    if (changed) {
+        onChange(prevRead, now);
+    } else {
+        onUnchanged(prevRead, now);
+    }
+    if (withheld_) return std::nullopt;
     return instant_;
 }
 
@@ -106,8 +113,7 @@ std::optional<double> PollClock::pinnedPeriod() const {
     return mid;
 }
 
-PollClock::Clock::time_point PollClock::onChange(Clock::time_point prevRead,
-                                                 Clock::time_point now) {
+void PollClock::onChange(Clock::time_point prevRead, Clock::time_point now) {
     long long n = nextPoll(prevRead, now);
     windows_.push_back({n, secs(prevRead), secs(now)});
     narrow(windows_.back(), windows_.size() - 1);
@@ -118,10 +124,16 @@ PollClock::Clock::time_point PollClock::onChange(Clock::time_point prevRead,
                        windows_.begin() + static_cast<std::ptrdiff_t>(windows_.size() / 4));
         refit();
     }
+    bool changedCadence = false;
     while (pmin_ > pmax_ && windows_.size() > 1) {  // the cadence changed: keep the recent
         windows_.pop_front();
         refit();
+        changedCadence = true;
     }
+    // This poll and the next get no instant (see the header).
+    if (changedCadence) withhold_ = 2;
+    withheld_ = withhold_ > 0;
+    if (withhold_ > 0) --withhold_;
     gridPeriod_ = pinnedPeriod();
     if (lastSeen_) learn(now - *lastSeen_, idle_);
     lastSeen_ = now;
@@ -129,11 +141,23 @@ PollClock::Clock::time_point PollClock::onChange(Clock::time_point prevRead,
     // The latest instant every window allows for this poll: its own read, unless the
     // windows of earlier polls, carried forward by the longest period they allow, show
     // that it was seen late (the write landed just after a read). Using the longest
-    // period errs only late, and by nothing for the recent polls that bind.
+    // period errs only late, and by nothing for the recent polls that bind once the
+    // windows span many polls. With few (after a cadence change, or at start) it exceeds
+    // the true one by up to a read interval over the polls they span: 5 polls after a
+    // change to 500 ms, 20 ms and more, 4-5% on the rate over that poll and the next. So
+    // a run of evenly seen polls, where there is one, places it instead (evenRun), within
+    // what the windows allow: no later than `latest`, no earlier than the previous read.
     double latest = secs(now);
     if (windows_.size() >= 2 && std::isfinite(pmax_) && pmin_ <= pmax_) {
-        for (const auto& w : windows_)
-            latest = std::min(latest, w.hi + static_cast<double>(n - w.n) * pmax_);
+        double slack = seconds(p_.slack);
+        double earliest = secs(prevRead);
+        for (const auto& w : windows_) {
+            auto polls = static_cast<double>(n - w.n);
+            latest = std::min(latest, w.hi + polls * pmax_);
+            earliest = std::max(earliest, w.lo - slack + polls * pmin_);
+        }
+        if (auto even = evenRun(n); even && earliest <= latest)
+            latest = std::clamp(*even, earliest, latest);
     }
     Clock::time_point t = at(latest);
     t = std::clamp(t, prevRead, now);
@@ -141,7 +165,40 @@ PollClock::Clock::time_point PollClock::onChange(Clock::time_point prevRead,
     if (instant_ && t <= *instant_) t = now;
     instant_ = t;
     lastChange_ = t;
-    return t;
+}
+
+// Where the latest run of evenly seen polls puts poll `n` (the newest window, not in
+// the run). When the reads that saw the last changes came at one interval per poll (at
+// least twice in a row, within twice the slack), each came the same time after its
+// poll, and this poll is that time before their reads carried forward by that interval
+// (kept within the periods the windows allow; the earliest read binds, as for `latest`).
+// A change seen a read late is then placed just after the read that missed it, where
+// its poll was, and not where `latest` puts it when the windows span few polls. A flip
+// between two reads ends the run, and one interval is no run: at start, or right after
+// a cadence change, the only two reads may be a late one and a prompt one.
+std::optional<double> PollClock::evenRun(long long n) const {
+    if (windows_.size() < 4 || pmin_ > pmax_) return std::nullopt;
+    auto perPoll = [this](size_t j) {
+        return (windows_[j].hi - windows_[j - 1].hi) /
+               static_cast<double>(windows_[j].n - windows_[j - 1].n);
+    };
+    double slack = seconds(p_.slack);
+    // The run may end a read or two back: the reads just before may have come late too.
+    size_t newest = windows_.size() - 2;
+    for (size_t last = newest; last >= 2 && newest - last <= 2; --last) {
+        double interval = perPoll(last);
+        size_t first = last - 1;
+        while (first >= 1 && std::abs(perPoll(first) - interval) <= 2 * slack) --first;
+        if (last - first < 2) continue;
+        double step = (windows_[last].hi - windows_[first].hi) /
+                      static_cast<double>(windows_[last].n - windows_[first].n);
+        step = std::clamp(step, pmin_, pmax_);
+        double t = std::numeric_limits<double>::infinity();
+        for (size_t j = first; j <= last; ++j)
+            t = std::min(t, windows_[j].hi + static_cast<double>(n - windows_[j].n) * step);
+        return t;
+    }
+    return std::nullopt;
 }
 
 void PollClock::learn(Clock::duration interval, bool spannedIdle) {
@@ -176,7 +233,11 @@ void PollClock::onUnchanged(Clock::time_point prevRead, Clock::time_point now) {
     if (s <= 0) return;
     double polls = std::floor((secs(prevRead) - secs(lastChange_)) / s);
     Clock::time_point t = at(secs(lastChange_) + polls * s);
-    if (polls >= 1 && t > *instant_) instant_ = t;
+    if (polls >= 1 && t > *instant_) {
+        instant_ = t;
+        withhold_ = 0;  // a rate of 0 needs no cadence
+        withheld_ = false;
+    }
 }
 
 }  // namespace twinrail::quality

@@ -17,9 +17,23 @@
 //    was seen late (the write landed just after a read). So the +-one-read jitter of
 //    when a change is noticed does not become +-10% rate noise at 1 s; the longest
 //    period errs only late, and by nothing for the recent windows that bind.
+//  * Until the windows span many polls (at start, after a cadence change) the longest
+//    period they allow is too long by up to a read over the polls they span, so a change
+//    seen a read late would be placed that much after its poll (over 20 ms at 500 ms, 5
+//    polls after a change: 4-5% on two rates). Where the reads that saw the last changes
+//    came at one interval per poll (twice or more), that run carries it instead: to just
+//    after the read that missed it. The first two polls (at start, or at a new cadence:
+//    see below) have no such run: one interval cannot tell a late read from a longer
+//    cadence.
 //  * When the windows no longer fit one period, the oldest are dropped: the cadence
 //    changed (1 s -> 500 ms) and the new one is learned within a few polls. A missed
 //    poll, or a cadence that is a multiple of the old one, is a step of two polls.
+//  * The first two polls at the new cadence have only the last old window and one or two
+//    new ones: a change seen a read late is not told from a longer cadence (600 ms, not
+//    500), up to +-20% on a rate at 500 ms. So they get no instant (no rate: the daemon
+//    holds the one it has), and rates resume from the third. Not at start, where there is
+//    no rate to hold (and an idle counter, whose rate is 0 wherever its instants are,
+//    ends the wait).
 //  * The cadence (period(), for telling idle from late) is learned from the intervals
 //    between the reads that saw a change: the median of the latest few says which are
 //    whole polls, and the period is the mean over the recent ones that agree.
@@ -77,13 +91,14 @@ class PollClock {
         long long n;    // which poll, counted from the first window
         double lo, hi;  // seconds since base_: the poll happened in (lo, hi]
     };
-    Clock::time_point onChange(Clock::time_point prevRead, Clock::time_point now);
+    void onChange(Clock::time_point prevRead, Clock::time_point now);
     void onUnchanged(Clock::time_point prevRead, Clock::time_point now);
     void learn(Clock::duration interval, bool spannedIdle);
     long long nextPoll(Clock::time_point prevRead, Clock::time_point now) const;
     double step() const;
     void narrow(const Window& w, size_t upTo);
     void refit();
+    std::optional<double> evenRun(long long n) const;
     std::optional<double> pinnedPeriod() const;
     double secs(Clock::time_point t) const;
     Clock::time_point at(double s) const;
@@ -101,6 +116,10 @@ class PollClock {
     // The periods all windows allow.
     double pmin_ = 0, pmax_ = std::numeric_limits<double>::infinity();
     bool idle_ = false;
+    // After a cadence change: how many more changes get no instant, and whether the last
+    // one got none.
+    int withhold_ = 0;
+    bool withheld_ = false;
 };
 
 }  // namespace twinrail::quality
