@@ -102,6 +102,21 @@ class LabEvpn : public ::testing::Test {
             5s, 20ms))
             << leaf << ": no reload with " << line;
     }
+    // The leaf's kernel can deliver to `ip` on the rail's bridge: a resolved entry that is
+    // not a remote VTEP's. On a kernel that refuses zebra's peer-sync install (EINVAL,
+    // EVPN-MH-FACTS.md 4) that is hostrouted's static entry (PERMANENT, proto 201); where
+    // zebra's own install or the kernel's own resolution got there first, hostrouted leaves
+    // that usable entry alone (evpn_mh.cpp) and it is the one that forwards.
+    bool forwardsTo(const std::string& leaf, const std::string& ip) const {
+        auto out = in(leaf, {"ip", "-d", "neigh", "show", "dev", "br-rail1", ip});
+        if (out.empty() || contains(out, "extern_learn") || contains(out, "FAILED") ||
+            contains(out, "INCOMPLETE")) {
+            return false;
+        }
+        for (const char* state : {"PERMANENT", "REACHABLE", "STALE", "DELAY", "PROBE"})
+            if (contains(out, state)) return true;
+        return false;
+    }
     bool routed(const std::string& leaf, const std::string& ip) const {
         return contains(in(leaf, {"ip", "route", "show", "table", "10", ip + "/32"}), ip);
     }
@@ -135,8 +150,8 @@ class LabEvpn : public ::testing::Test {
 TEST_F(LabEvpn, PeerLearnedHostsAreRoutedInBothPlanesAndRemoteVtepHostsNever) {
     // Both planes deliver to every NIC, though only plane 1's leaves got their ARP.
     EXPECT_EQ(pingEachPlane(name_, plan_), "");
-    EXPECT_TRUE(contains(in("p2-leaf1", {"ip", "neigh", "show", "dev", "br-rail1", "10.128.0.2"}),
-                         "PERMANENT"));
+    EXPECT_TRUE(forwardsTo("p2-leaf1", "10.128.0.2"))
+        << in("p2-leaf1", {"ip", "-d", "neigh", "show", "dev", "br-rail1"});
     EXPECT_TRUE(inPlane("p2-spine1", "10.128.0.2"));
 
     // Sync latency: a new address on srv1-nic1 ARPs to p1-leaf1; from that ARP's arrival
@@ -312,8 +327,8 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
         EXPECT_TRUE(routed("p1-leaf1", ip));
         EXPECT_TRUE(routed("p2-leaf1", ip));
     }
-    EXPECT_TRUE(contains(in("p2-leaf1", {"ip", "neigh", "show", "dev", "br-rail1", "10.128.0.2"}),
-                         "PERMANENT"));
+    EXPECT_TRUE(forwardsTo("p2-leaf1", "10.128.0.2"))
+        << in("p2-leaf1", {"ip", "-d", "neigh", "show", "dev", "br-rail1"});
 }
 
 }  // namespace
