@@ -230,7 +230,7 @@ TEST_F(HostroutedDaemon, StopLeavesEveryRouteAndGuardInPlace) {
     size_t tcRuns = tc->runs.size();
     size_t writes = routes->writes;
     daemon->stop();  // the destructor stops it the same way
-    settle();         // anything already queued runs to its end
+    settle();        // anything already queued runs to its end
     EXPECT_EQ(routes->writes, writes);
     EXPECT_EQ(routes->routes.size(), 2U);
     EXPECT_EQ(tc->runs.size(), tcRuns) << "no filter removed: a restart must not open the port";
