@@ -28,6 +28,11 @@ void inspect(const nl::Decoded& d, uint16_t type) {
         check(l->removed || !l->link.name.empty(), "new link without a name");
         check(l->link.name.find('\0') == std::string::npos, "NUL inside a link name");
         check(!l->link.operUp || l->link.adminUp, "oper up without admin up");
+        check(l->link.vlanId <= 4094, "a VLAN id past 4094");
+        check(l->link.vlanId == 0 || l->link.kind == "vlan", "a VLAN id on a non-vlan link");
+    } else if (const auto* f = std::get_if<nl::FdbMsg>(&d)) {
+        check(type == RTM_NEWNEIGH || type == RTM_DELNEIGH, "FDB entry from a non-neigh message");
+        check(f->fdb.vlan <= 4094, "an FDB VLAN past 4094");
     } else if (const auto* a = std::get_if<nl::AddressMsg>(&d)) {
         checkAddr(a->addr.prefix.addr);
         check(a->addr.prefix.length >= 0 &&

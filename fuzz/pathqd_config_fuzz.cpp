@@ -67,6 +67,9 @@ json render(const pq::Config& c) {
         {"weights_interval_ms", ms(c.weightsInterval)},
         {"weight_audit_interval", std::to_string(c.weightAuditInterval.count())},
         {"weight_audit_repair", flag(c.weightAuditRepair)},
+        {"weight_audit_source",
+         c.weightAuditSource == pq::WeightAuditSource::Sonic ? "sonic" : "kernel"},
+        {"sonic_release", std::to_string(c.sonicRelease)},
         {"bgp_peers_interval",
          std::to_string(
              std::chrono::duration_cast<std::chrono::seconds>(c.bgpPeersInterval).count())}};

@@ -75,7 +75,9 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "evpn_detour_table",
                      "evpn_detour_priority",
                      "move_limit",
-                     "move_window"});
+                     "move_window",
+                     "platform",
+                     "advertise"});
     // zebra's `ip import-table` accepts 1-252; 253-255 are the kernel's own tables.
     r.integer("route_table", cfg.routeTable, 1, 252);
     // 186-198 are routing daemons' protocol numbers that zebra treats as its own.
@@ -131,6 +133,28 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     long long moveWindow = cfg.moveWindow.count();
     r.integer("move_window", moveWindow, 1, 86400);
     cfg.moveWindow = std::chrono::seconds(moveWindow);
+    if (auto platform = r.text("platform")) {
+        if (*platform == "linux") {
+            cfg.platform = Platform::Linux;
+        } else if (*platform == "sonic") {
+            cfg.platform = Platform::Sonic;
+        } else {
+            r.fail("platform",
+                   "must be linux or sonic, not \"" + names::printable(*platform) + "\"");
+        }
+    }
+    if (auto advertise = r.text("advertise")) {
+        if (*advertise == "import-table") {
+            cfg.advertise = Advertise::ImportTable;
+        } else if (*advertise == "table-direct") {
+            cfg.advertise = Advertise::TableDirect;
+        } else if (*advertise == "network-table") {
+            cfg.advertise = Advertise::NetworkTable;
+        } else {
+            r.fail("advertise", "must be import-table, table-direct or network-table, not \"" +
+                                    names::printable(*advertise) + "\"");
+        }
+    }
     if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive) {
         r.fail("holdtime",
                "must be at least twice keepalive, so one lost probe is not a "
@@ -166,6 +190,22 @@ std::optional<ConfigError> parsePins(const json& table, Config& cfg) {
 }
 
 }  // namespace
+
+std::string_view platformName(Platform p) {
+    return p == Platform::Sonic ? "sonic" : "linux";
+}
+
+std::string_view advertiseName(Advertise a) {
+    switch (a) {
+        case Advertise::ImportTable:
+            return "import-table";
+        case Advertise::TableDirect:
+            return "table-direct";
+        case Advertise::NetworkTable:
+            return "network-table";
+    }
+    return "import-table";
+}
 
 bool Config::managesInterface(const std::string& ifname) const {
     for (const auto& pattern : interfaces)
@@ -228,6 +268,15 @@ std::variant<std::monostate, ConfigError> checkRuntimeChange(const Config& runni
         running.evpnDetourPriority != next.evpnDetourPriority) {
         return ConfigError{"HOSTROUTED|global field evpn_mh",
                            "EVPN-MH settings cannot change while running; restart hostrouted"};
+    }
+    if (running.platform != next.platform) {
+        return ConfigError{"HOSTROUTED|global field platform",
+                           "cannot change while running; restart hostrouted"};
+    }
+    if (running.advertise != next.advertise) {
+        return ConfigError{"HOSTROUTED|global field advertise",
+                           "cannot change while running (every advertisement would move); "
+                           "restart hostrouted"};
     }
     if (running.routeProtocol != next.routeProtocol) {
         return ConfigError{"HOSTROUTED|global field route_protocol",

@@ -21,6 +21,16 @@
 
 namespace twinrail::hostrouted {
 
+// Where hostrouted runs: plain Linux (it owns the host ports' proxy settings), or SONiC,
+// where intfmgrd and ndppd own them (hostrouted reads, warns, and writes none of them).
+enum class Platform { Linux, Sonic };
+// How host routes reach BGP: zebra's `ip import-table`; bgpd's `redistribute
+// table-direct` (FRR >= 9.1); or STATE_DB ADVERTISE_NETWORK_TABLE rows for SONiC's
+// bgpcfgd, which renders them as `network` statements.
+enum class Advertise { ImportTable, TableDirect, NetworkTable };
+std::string_view platformName(Platform p);
+std::string_view advertiseName(Advertise a);
+
 struct Config {
     uint32_t routeTable = 10;     // IPv4 host routes; zebra `ip import-table`
     uint8_t routeProtocol = 201;  // marks our routes; also IPv6 routes in the main table
@@ -64,6 +74,8 @@ struct Config {
     uint32_t moveLimit = 5;
     std::chrono::seconds moveWindow{180};
     UnfreezeRequests unfreeze;
+    Platform platform = Platform::Linux;
+    Advertise advertise = Advertise::ImportTable;
 
     bool managesInterface(const std::string& ifname) const;
     bool operator==(const Config&) const = default;

@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "proxy_settings.h"
 #include "state_rows.h"
 #include "twinrail/common/log.h"
 #include "twinrail/common/notify.h"
-#include "twinrail/common/sysctl.h"
+#include "twinrail/redis/warm_restart.h"
 
 namespace twinrail::hostrouted {
 namespace {
@@ -109,21 +108,31 @@ void Daemon::start() {
                 return keys;
             });
         if (pinner_) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+        if (cfg_.advertise == Advertise::NetworkTable) startNetworkTable();
         stateDb_->onConnected([this] {
+            if (networkTable_) networkTable_->resyncAll();
             if (pinner_) pinner_->resyncState();
             hostTable_->resyncAll();
             foreignTable_->resyncAll();
             claimTable_->resyncAll();
             publishStats();
+            // The start-up reconcile is done (routes adopted before this handler existed).
+            redis::announceReconciled(*stateDb_, "hostrouted", options_.stateDbSeparator);
         });
         stateDb_->start();
     }
     checkFrr();
     if (options_.checkFrr) {
         frr_.watchRestarts([this](const std::string& daemon) { onFrrRestart(daemon); });
+        AuditMode mode{cfg_.advertise != Advertise::ImportTable, nullptr};
+        if (networkTable_) {
+            mode.republish = [this](const std::vector<IpAddr>& ips) {
+                networkTable_->republish(ips);
+            };
+        }
         auditor_ = std::make_unique<ImportAuditor>(
             io_, frr_, routes_, edges_.routeDumper(), [this] { return ourImportedRoutes(); },
-            [this] { publishStats(); });
+            [this] { publishStats(); }, std::move(mode));
         auditor_->start(cfg_.ipv4 ? cfg_.frrAuditInterval : std::chrono::seconds(0));
     }
     armAuditTimer();
@@ -192,9 +201,13 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     if (pinner_) pinner_->onLink(link, removed);
     auto it = ports_.find(link.ifindex);
     bool wasUp = it != ports_.end() && it->second.link.operUp && it->second.managed;
+    const int masterBefore = it != ports_.end() ? it->second.link.master : 0;
+    const bool operBefore = it != ports_.end() && it->second.link.operUp;
+    if (!inSnapshot_) sviMemberChanged(link, masterBefore, operBefore, removed);
     if (removed) {
         if (it != ports_.end()) ports_.erase(it);
-        proxyWritten_.erase(link.name);                                  // its sysctls went with it
+        proxyWritten_.erase(link.name);  // its sysctls went with it
+        sonicWarnings_.erase(link.name);
         if (guarded_.erase(link.name) > 0) guard_.clearPort(link.name);  // re-made if it returns
         for (const auto& ip : foreign_.portGone(link.ifindex))
             if (foreignTable_) foreignTable_->markDirty(ip.str());
@@ -205,7 +218,6 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
         registry_.portDown(link.ifindex, Clock::now());
         return;
     }
-    const bool operBefore = it != ports_.end() && it->second.link.operUp;
     Port& port = ports_[link.ifindex];
     port.link = link;
     port.managed = cfg_.managesInterface(link.name);
@@ -250,6 +262,7 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
         // Only this port's own host goes; a claim from here is over.
         registry_.reject(neigh.ip, neigh.ifindex, now);
         dropClaim(neigh.ip, neigh.ifindex);
+        sviNeighbors_.forget(neigh.ip, neigh.ifindex);
         return;
     }
     BindingVerdict b = bindings_.check(neigh.ip, port.link.name);
@@ -257,7 +270,13 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
         registry_.reject(neigh.ip, neigh.ifindex, now);  // held here before a binding said no
         return refuseClaim(neigh, port.link.name, bindingVerdictName(b));
     }
-    acceptClaim(neigh, v.source, b == BindingVerdict::Bound, port.link.name);
+    int capPort = 0;  // the port max_routes_per_port counts: the SVI member it is behind
+    if (isSvi(port)) {
+        auto member = placeSviHost(neigh, port);
+        if (!member) return;
+        capPort = *member;
+    }
+    acceptClaim(neigh, v.source, b == BindingVerdict::Bound, port.link.name, capPort);
 }
 
 void Daemon::noteForeign(const netlink::NeighborEntry& neigh, bool foreign) {
@@ -285,10 +304,13 @@ void Daemon::onSnapshotBegin() {
     portsBeforeSnapshot_ = std::move(ports_);
     ports_.clear();
     own_.clear();
+    fdb_.beginSnapshot();
+    sviNeighbors_.clear();  // the snapshot's neighbors tell them again
     registry_.beginSnapshot();
 }
 
 void Daemon::onSnapshotEnd() {
+    fdb_.endSnapshot();
     registry_.endSnapshot(Clock::now());
     portsBeforeSnapshot_.reset();
     inSnapshot_ = false;
@@ -348,6 +370,7 @@ void Daemon::sendProbe(const HostRecord& host) {
 
 void Daemon::hostChanged(const IpAddr& ip) {
     if (hostTable_) hostTable_->markDirty(ip.str());
+    if (networkTable_) networkTable_->markDirty(ip);
 }
 
 void Daemon::afterWork() {
@@ -398,50 +421,19 @@ void Daemon::requestSnapshot(const std::string& reason) {
     });
 }
 
-void Daemon::applyProxy(const Port& port) {
-    const std::string& name = port.link.name;
-    auto it = proxyWritten_.find(name);
-    std::optional<ProxySetting> written;
-    if (it != proxyWritten_.end()) written = it->second;
-    auto change = proxyChange(written, port.managed, ProxySetting{cfg_.proxyArp, cfg_.proxyNd});
-    if (!change) return;
-    // The kernel queues proxied ARP replies for a random 0-0.8 s (proxy_delay); a host's
-    // first packet to each peer would wait that long. Proxying is hostrouted's, so is
-    // the delay: 0 while proxying, the port's own value back afterwards.
-    // Only the allow-listed per-port settings: a port name cannot turn this into any other.
-    const sysctl::Writer sysctls(sysctl::kHostroutedSettings, edges_.sysctlRoot);
-    using sysctl::Section;
-    if (change->arp && delayBefore_.count(name) == 0)
-        delayBefore_[name] = sysctls.read(Section::Ipv4Neigh, name, "proxy_delay").value_or("80");
-    std::string err = sysctls.write(Section::Ipv4Conf, name, "proxy_arp", change->arp ? "1" : "0");
-    if (err.empty())
-        err = sysctls.write(Section::Ipv6Conf, name, "proxy_ndp", change->nd ? "1" : "0");
-    if (err.empty() && change->arp)
-        err = sysctls.write(Section::Ipv4Neigh, name, "proxy_delay", "0");
-    if (err.empty() && !change->arp && delayBefore_.count(name) > 0) {
-        err = sysctls.write(Section::Ipv4Neigh, name, "proxy_delay", delayBefore_[name]);
-        delayBefore_.erase(name);
-    }
-    if (!err.empty()) {
-        log::warning("cannot set proxy ARP/ND on ", name, ": ", err);
-        return;  // tried again on the port's next link event or snapshot
-    }
-    log::info("port ", name, ": proxy ARP ", change->arp ? "on" : "off", ", proxy ND ",
-              change->nd ? "on" : "off");
-    if (change->any()) {
-        proxyWritten_[name] = *change;
-    } else {
-        proxyWritten_.erase(name);
-    }
-}
-
 std::optional<redis::Fields> Daemon::hostRowFor(const std::string& key) const {
     auto ip = IpAddr::parse(key);
     const HostRecord* rec = ip ? registry_.find(*ip) : nullptr;
     if (rec == nullptr) return std::nullopt;
     auto it = ports_.find(rec->ifindex);
     std::string ifname = it == ports_.end() ? std::to_string(rec->ifindex) : it->second.link.name;
-    return hostRow(*rec, ifname, Clock::now(), std::chrono::system_clock::now());
+    // On an SVI, the member the FDB put the host behind (what max_routes_per_port counts).
+    std::string port;
+    if (rec->capPort != 0 && rec->capPort != rec->ifindex) {
+        auto member = ports_.find(rec->capPort);
+        port = member == ports_.end() ? std::to_string(rec->capPort) : member->second.link.name;
+    }
+    return hostRow(*rec, ifname, port, Clock::now(), std::chrono::system_clock::now());
 }
 
 std::vector<std::string> Daemon::allHostKeys() const {

@@ -20,10 +20,12 @@
 #include "foreign_hosts.h"
 #include "host_registry.h"
 #include "import_auditor.h"
+#include "network_table.h"
 #include "ports.h"
 #include "prober.h"
 #include "proxy_settings.h"
 #include "refused_claims.h"
+#include "svi_hosts.h"
 #include "twinrail/netlink/monitor.h"
 #include "twinrail/netlink/route_table.h"
 #include "twinrail/redis/client.h"
@@ -52,6 +54,7 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void onLink(const netlink::LinkState& link, bool removed) override;
     void onAddress(const netlink::AddressEntry& addr, bool removed) override;
     void onNeighbor(const netlink::NeighborEntry& neigh, bool removed) override;
+    void onFdb(const netlink::FdbEntry& fdb, bool removed) override;
     void onSnapshotBegin() override;
     void onSnapshotEnd() override;
     void onSnapshotAborted() override;
@@ -71,6 +74,23 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void armStatsTimer();
     void requestSnapshot(const std::string& reason);
     void applyProxy(const Port& port);
+    // platform sonic (daemon_ports.cpp): SONiC's settings read and checked, never written.
+    void applySonicPort(const Port& port);
+    std::string sonicSettingsSummary() const;
+    // Hosts on SVIs (daemon_svi.cpp): the member port behind which the bridge FDB puts a
+    // host (nullopt: not routed now), member ports going down and up, FDB changes.
+    bool isSvi(const Port& port) const;
+    std::optional<SviBridge> sviBridge(const Port& port) const;
+    // The SVIs whose hosts an FDB entry of `bridge` in `vlan` (0: every VLAN) concerns.
+    std::vector<const Port*> svisOver(int bridge, uint16_t vlan) const;
+    std::optional<int> placeSviHost(const netlink::NeighborEntry& neigh, const Port& svi);
+    void sviMemberChanged(const netlink::LinkState& link, int masterBefore, bool upBefore,
+                          bool removed);
+    void probeNeighbor(const netlink::NeighborEntry& neigh);
+    // advertise network-table: a host address inside a managed subnet (a row it may own).
+    bool insideManagedSubnet(const IpAddr& ip) const;
+    bool advertisedNow(const IpAddr& ip) const;
+    void startNetworkTable();
     void noteForeign(const netlink::NeighborEntry& neigh, bool foreign);
     // Trust (daemon_claims.cpp): bindings, refused claims, freezes.
     void applyBindings();
@@ -82,7 +102,7 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     // The registry's verdict on a claim the policy and the binding let through: routed, or
     // refused and recorded; a freeze is logged.
     void acceptClaim(const netlink::NeighborEntry& neigh, Source source, bool bound,
-                     const std::string& ifname);
+                     const std::string& ifname, int capPort = 0);
     void thawFrozen(TimePoint now);
     void expireClaims(TimePoint now);
     // ARP/ND a host sent, seen before tc ingress: proof of life, or a claim to refuse.
@@ -134,6 +154,10 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<netlink::PolicyWriter> policyWriter_;  // with uplink pins only
     std::unique_ptr<UplinkPinner> pinner_;
     std::unique_ptr<EvpnMh> evpn_;  // with evpn_mh only
+    BridgeFdb fdb_;
+    SviNeighbors sviNeighbors_;
+    std::unique_ptr<NetworkTable> networkTable_;        // with advertise network-table only
+    std::map<std::string, std::string> sonicWarnings_;  // port -> what SONiC left unlike the plan
     boost::asio::steady_timer registryTimer_, auditTimer_, statsTimer_, snapshotTimer_;
     bool inSnapshot_ = false;
     bool snapshotQueued_ = false;

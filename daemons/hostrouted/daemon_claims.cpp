@@ -141,13 +141,19 @@ void Daemon::onHeard(int ifindex, const IpAddr& ip, const std::optional<MacAddr>
     InterfaceView view{port.managed, port.link.operUp, port.addresses};
     if (!classifyNeighbor(heard, false, view, own_, PolicyOptions{cfg_.ipv4, cfg_.ipv6}).accept)
         return;
-    acceptClaim(heard, Source::Local, b == BindingVerdict::Bound, port.link.name);
+    int capPort = 0;
+    if (isSvi(port)) {  // on an SVI, only behind the member the bridge FDB names
+        auto member = placeSviHost(heard, port);
+        if (!member) return;
+        capPort = *member;
+    }
+    acceptClaim(heard, Source::Local, b == BindingVerdict::Bound, port.link.name, capPort);
 }
 
 void Daemon::acceptClaim(const netlink::NeighborEntry& neigh, Source source, bool bound,
-                         const std::string& ifname) {
+                         const std::string& ifname, int capPort) {
     const uint64_t frozenBefore = registry_.stats().frozen;
-    Claim c = registry_.accept(neigh, source, Clock::now(), bound);
+    Claim c = registry_.accept(neigh, source, Clock::now(), bound, capPort);
     if (registry_.stats().frozen != frozenBefore) {
         const HostRecord* rec = registry_.find(neigh.ip);
         log::warning("host ", neigh.ip.str(), ": frozen on ",

@@ -51,6 +51,11 @@ void Daemon::publishStats() {
         guard_.failed()};
     redis::Fields row =
         statsRow(v, wallClock(Clock::now(), Clock::now(), std::chrono::system_clock::now()));
+    // How routes reach BGP, and (platform sonic) what SONiC's owners left unlike the plan.
+    row.emplace_back("advertise", std::string(advertiseName(cfg_.advertise)));
+    row.emplace_back("sonic_settings", sonicSettingsSummary());
+    if (networkTable_)
+        row.emplace_back("network_table_errors", std::to_string(networkTable_->errors()));
     std::vector<std::string> args{"HSET",
                                   std::string(kStatsTable) + options_.stateDbSeparator + "global"};
     for (auto& [field, value] : row) {

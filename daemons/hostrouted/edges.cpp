@@ -9,14 +9,17 @@ constexpr auto kZebraTimeout = std::chrono::seconds(5);
 Edges realEdges(boost::asio::io_context& io, const RealEdgeOptions& options) {
     Edges e;
     e.kernel = [&io](netlink::NetlinkObserver& observer) {
-        return std::make_unique<netlink::NetlinkMonitor>(io, observer);
+        // The bridges' FDB too: hosts on SVIs are placed behind their member ports.
+        netlink::MonitorOptions monitorOptions;
+        monitorOptions.bridgeFdb = true;
+        return std::make_unique<netlink::NetlinkMonitor>(io, observer, monitorOptions);
     };
     e.routes = std::make_unique<netlink::KernelRouteTable>();
     e.routeDumper = [&io] { return std::make_unique<netlink::KernelRouteDumper>(io); };
     e.prober = [&io](HostProber::SeenHandler onSeen, std::function<void()> onBatchEnd) {
         return std::make_unique<Prober>(io, std::move(onSeen), std::move(onBatchEnd));
     };
-    e.frr = frr::makeLocalFrr(io, options.vtysh, kZebraTimeout);
+    e.frr = frr::makeFrrChannel(io, options.frr, kZebraTimeout);
     if (options.stateDb) {
         e.stateDb =
             std::make_unique<redis::Client>(io, *options.stateDb, options.stateDbId, "STATE_DB");

@@ -12,6 +12,7 @@
 
 #include "prober.h"
 #include "twinrail/common/command_runner.h"
+#include "twinrail/frr/access.h"
 #include "twinrail/frr/channel.h"
 #include "twinrail/netlink/monitor.h"
 #include "twinrail/netlink/policy_writer.h"
@@ -49,7 +50,7 @@ struct Edges {
 struct RealEdgeOptions {
     std::optional<redis::Endpoint> stateDb;  // none: do not publish
     int stateDbId = 6;
-    frr::VtyshOptions vtysh;
+    frr::Access frr;  // vtysh here, or the vty TCP ports (SONiC)
 };
 
 // The kernel, FRR, Redis and tc of the machine hostrouted runs on.

@@ -82,4 +82,40 @@ ImportAudit auditImports(const std::set<IpAddr>& ours, const std::set<IpAddr>& f
     return a;
 }
 
+std::optional<std::set<IpAddr>> parseBgpOriginated(const std::string& json, std::string& error) {
+    auto doc = nlohmann::json::parse(json, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+        error = "BGP table: not the JSON bgpd writes";
+        return std::nullopt;
+    }
+    std::set<IpAddr> out;
+    auto routes = doc.find("routes");
+    if (routes == doc.end()) return out;  // no self-originated route at all
+    if (!routes->is_object()) {
+        error = "BGP table: \"routes\" is not an object of prefixes";
+        return std::nullopt;
+    }
+    for (const auto& [prefix, paths] : routes->items()) {
+        auto p = IpPrefix::parse(prefix);
+        if (!p || p->length != p->addr.maxPrefixLen() || !paths.is_array()) continue;
+        for (const auto& path : paths) {
+            if (path.is_object() && path.value("valid", false)) {
+                out.insert(p->addr);
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+ImportAudit auditOriginated(const std::set<IpAddr>& ours, const std::set<IpAddr>& fresh,
+                            const std::set<IpAddr>& originated) {
+    ImportAudit audit;
+    for (const auto& ip : ours)
+        if (originated.count(ip) == 0) audit.missing.push_back(ip);
+    for (const auto& ip : originated)
+        if (ours.count(ip) == 0 && fresh.count(ip) == 0) audit.foreign.push_back(ip);
+    return audit;
+}
+
 }  // namespace twinrail::hostrouted

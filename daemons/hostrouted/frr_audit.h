@@ -51,4 +51,16 @@ struct ImportAudit {
 ImportAudit auditImports(const std::set<IpAddr>& ours, const std::set<IpAddr>& fresh,
                          const std::vector<ZebraRoute>& zebra);
 
+// With `advertise table-direct` or `network-table` zebra holds no imported copies: bgpd
+// originates the host routes itself (redistribute table-direct, or bgpcfgd's `network`
+// statements). What is checked then is BGP's own table: `show bgp ipv4 unicast
+// self-originate json` (FRR's bgp_show JSON: "routes": {"<prefix>": [path, ...]}), every
+// host route of ours with a valid path. Returns the /32 (and /128) prefixes with one.
+std::optional<std::set<IpAddr>> parseBgpOriginated(const std::string& json, std::string& error);
+
+// `ours` not originated are missing; originated host prefixes not ours are foreign
+// (another `network` statement or redistribution: reported, never touched).
+ImportAudit auditOriginated(const std::set<IpAddr>& ours, const std::set<IpAddr>& fresh,
+                            const std::set<IpAddr>& originated);
+
 }  // namespace twinrail::hostrouted

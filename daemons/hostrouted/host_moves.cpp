@@ -71,10 +71,11 @@ bool HostRegistry::holderAlive(const HostRecord& rec, TimePoint now) const {
     return now - rec.lastSeen < liveness_.holdtime;
 }
 
-void HostRegistry::changePort(HostRecord& rec, int ifindex) {
-    if (auto it = perPort_.find(rec.ifindex); it != perPort_.end() && --it->second == 0)
+void HostRegistry::changePort(HostRecord& rec, int ifindex, int capPort) {
+    if (auto it = perPort_.find(rec.capPort); it != perPort_.end() && --it->second == 0)
         perPort_.erase(it);
-    ++perPort_[ifindex];
+    rec.capPort = capPort != 0 ? capPort : ifindex;
+    ++perPort_[rec.capPort];
     rec.ifindex = ifindex;
 }
 
@@ -82,7 +83,8 @@ void HostRegistry::changePort(HostRecord& rec, int ifindex) {
 // not moving: the other port's claim is a duplicate (a spoof, or two hosts with one
 // address), and the route stays. A real move (the holder stopped answering) is paced like a
 // new host, and too many moves freeze the address on its first port.
-Claim HostRegistry::move(HostRecord& rec, const netlink::NeighborEntry& neigh, TimePoint now) {
+Claim HostRegistry::move(HostRecord& rec, const netlink::NeighborEntry& neigh, int capPort,
+                         TimePoint now) {
     rec.lastForeignClaim = now;
     if (rec.frozenSince) {
         ++stats_.frozenRefused;
@@ -92,7 +94,7 @@ Claim HostRegistry::move(HostRecord& rec, const netlink::NeighborEntry& neigh, T
         ++stats_.duplicates;
         return Claim::Duplicate;
     }
-    if (portFull(neigh.ifindex)) {
+    if (portFull(capPort)) {
         ++stats_.refused;
         return Claim::OverCap;
     }
@@ -107,7 +109,7 @@ Claim HostRegistry::move(HostRecord& rec, const netlink::NeighborEntry& neigh, T
         // Frozen where it is heard now (its first port): this claim is the one that stays.
         return neigh.ifindex == rec.ifindex ? Claim::Accepted : Claim::Frozen;
     }
-    changePort(rec, neigh.ifindex);
+    changePort(rec, neigh.ifindex, capPort);
     rec.lastSeen = now;
     admit(rec, now);  // the old route stays until the new one is written
     actions_.hostChanged(rec.ip);

@@ -159,7 +159,7 @@ void HostRegistry::erase(const IpAddr& ip, TimePoint now) {
     HostRecord* rec = lookup(ip);
     if (rec == nullptr) return;
     withdraw(*rec, rec->state, now);
-    if (auto it = perPort_.find(rec->ifindex); it != perPort_.end() && --it->second == 0)
+    if (auto it = perPort_.find(rec->capPort); it != perPort_.end() && --it->second == 0)
         perPort_.erase(it);
     depart(*rec, now);
     hosts_.erase(ip);  // pending_ and events_ drop stale ids lazily
@@ -183,10 +183,11 @@ Claim HostRegistry::acceptEsPeer(const IpAddr& ip, int svi, const MacAddr& mac, 
 }
 
 Claim HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now,
-                           bool bound) {
+                           bool bound, int capPort) {
     HostRecord* rec = lookup(neigh.ip);
+    const int cap = capPort != 0 ? capPort : neigh.ifindex;
     if (rec == nullptr) {
-        if (hosts_.size() >= limits_.maxRoutes || portFull(neigh.ifindex)) {
+        if (hosts_.size() >= limits_.maxRoutes || portFull(cap)) {
             ++stats_.refused;
             return Claim::OverCap;
         }
@@ -194,6 +195,7 @@ Claim HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, T
         fresh.ip = neigh.ip;
         fresh.ifindex = neigh.ifindex;
         fresh.firstIfindex = neigh.ifindex;
+        fresh.capPort = cap;
         fresh.mac = neigh.mac;
         fresh.source = source;
         fresh.nudState = neigh.state;
@@ -202,7 +204,7 @@ Claim HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, T
         fresh.id = nextId_++;
         if (auto refused = arrive(fresh, now)) return *refused;
         rec = &hosts_.emplace(neigh.ip, fresh).first->second;
-        ++perPort_[neigh.ifindex];
+        ++perPort_[cap];
         admit(*rec, now);
         startLiveness(*rec, now);
         actions_.hostChanged(rec->ip);
@@ -211,7 +213,7 @@ Claim HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, T
     if (rec->ifindex != neigh.ifindex && bound) {
         // Where the plan puts it: whatever held it elsewhere (a route adopted from before
         // the binding, a spoof learned before it) yields at once.
-        changePort(*rec, neigh.ifindex);
+        changePort(*rec, neigh.ifindex, cap);
         rec->firstIfindex = neigh.ifindex;
         rec->frozenSince.reset();
         rec->moves.clear();
@@ -219,8 +221,16 @@ Claim HostRegistry::accept(const netlink::NeighborEntry& neigh, Source source, T
         admit(*rec, now);
         actions_.hostChanged(rec->ip);
     } else if (rec->ifindex != neigh.ifindex) {
-        Claim c = move(*rec, neigh, now);
+        Claim c = move(*rec, neigh, cap, now);
         if (c != Claim::Accepted) return c;
+    } else if (capPort != 0 && capPort != rec->capPort) {
+        // Behind another member port of the same SVI: it counts there now, if there is room.
+        if (portFull(capPort)) {
+            ++stats_.refused;
+            return Claim::OverCap;
+        }
+        changePort(*rec, rec->ifindex, capPort);
+        actions_.hostChanged(rec->ip);
     }
 
     rec->seen = true;
@@ -264,6 +274,13 @@ void HostRegistry::portDown(int ifindex, TimePoint now) {
     for (const auto& ip : onPort) erase(ip, now);
 }
 
+void HostRegistry::capPortDown(int capPort, TimePoint now) {
+    std::vector<IpAddr> behind;
+    for (const auto& [ip, rec] : hosts_)
+        if (rec.capPort == capPort && rec.ifindex != capPort) behind.push_back(ip);
+    for (const auto& ip : behind) erase(ip, now);
+}
+
 void HostRegistry::adoptRoute(const netlink::HostRoute& route, TimePoint now) {
     if (lookup(route.dst) != nullptr) return;
     HostRecord rec;
@@ -271,6 +288,7 @@ void HostRegistry::adoptRoute(const netlink::HostRoute& route, TimePoint now) {
     rec.ifindex = route.ifindex;
     rec.firstIfindex = route.ifindex;
     rec.kernelIfindex = route.ifindex;
+    rec.capPort = route.ifindex;  // until it is heard again, behind whichever port
     rec.state = RouteState::Installed;
     rec.since = now;
     rec.lastSeen = now;

@@ -41,8 +41,11 @@ struct HostRecord {
     TimePoint since{};      // last state change
     TimePoint lastSeen{};   // last proof of life
     int kernelIfindex = 0;  // where the kernel route points now, 0 = no route
-    uint64_t id = 0;        // distinguishes a re-created record in the schedules
-    bool seen = true;       // mark-and-sweep during snapshots
+    // The port max_routes_per_port counts it on: the member port behind an SVI (the
+    // bridge FDB's answer), else ifindex itself.
+    int capPort = 0;
+    uint64_t id = 0;   // distinguishes a re-created record in the schedules
+    bool seen = true;  // mark-and-sweep during snapshots
     // Moves (learned, unbound hosts): the port it was first learned on, the instants of its
     // recent moves, and when it froze (too many moves: it stays on firstIfindex).
     int firstIfindex = 0;
@@ -121,8 +124,10 @@ class HostRegistry {
     // neighbor (heard where the plan binds its address) takes the address at once.
     // A host only the ES peer learned (FRR's EVPN view), decided routable through `svi`.
     Claim acceptEsPeer(const IpAddr& ip, int svi, const MacAddr& mac, TimePoint now, bool bound);
+    // `capPort`: the port the per-port cap counts (a host on an SVI: its member port); 0
+    // means neigh.ifindex for a new host, and "unchanged" for one already held there.
     Claim accept(const netlink::NeighborEntry& neigh, Source source, TimePoint now,
-                 bool bound = false);
+                 bool bound = false, int capPort = 0);
     // A rejected or deleted neighbor on `ifindex`: it withdraws the host only when that is
     // the port holding it. Another port's events never touch it.
     void reject(const IpAddr& ip, int ifindex, TimePoint now);
@@ -133,6 +138,8 @@ class HostRegistry {
     std::vector<IpAddr> thaw(TimePoint now);
     bool unfreeze(const IpAddr& ip, TimePoint now);  // the operator's clear
     void portDown(int ifindex, TimePoint now);
+    // A member port behind an SVI went down: every host counted on it goes at once.
+    void capPortDown(int capPort, TimePoint now);
     void adoptRoute(const netlink::HostRoute& route, TimePoint now);
     void routeFailed(const IpAddr& ip, int error);
 
@@ -188,8 +195,8 @@ class HostRegistry {
     void setState(HostRecord& rec, RouteState state, TimePoint now);
     bool portFull(int ifindex) const;
     bool holderAlive(const HostRecord& rec, TimePoint now) const;
-    Claim move(HostRecord& rec, const netlink::NeighborEntry& neigh, TimePoint now);
-    void changePort(HostRecord& rec, int ifindex);
+    Claim move(HostRecord& rec, const netlink::NeighborEntry& neigh, int capPort, TimePoint now);
+    void changePort(HostRecord& rec, int ifindex, int capPort = 0);
     std::chrono::milliseconds probeOffset(const IpAddr& ip) const;
 
     RegistryActions& actions_;

@@ -29,12 +29,13 @@ std::string listIps(const std::vector<IpAddr>& ips) {
 ImportAuditor::ImportAuditor(boost::asio::io_context& io, frr::Channel& frr,
                              netlink::RouteProgrammer& routes,
                              std::unique_ptr<netlink::RouteDumper> dumper, RouteList ours,
-                             Done done)
+                             Done done, AuditMode mode)
     : frr_(frr),
       routes_(routes),
       dumper_(std::move(dumper)),
       ours_(std::move(ours)),
       done_(std::move(done)),
+      mode_(std::move(mode)),
       periodic_(io),
       burst_(io) {}
 
@@ -88,6 +89,15 @@ void ImportAuditor::armBurst() {
 void ImportAuditor::run() {
     if (running_) return;  // one audit at a time; the next tick catches up
     running_ = true;
+    if (mode_.bgpOriginated) {
+        // Only the routes this router originates, not the whole BGP table (every remote
+        // host of the plane): one read, no summary first.
+        frr_.show("show bgp ipv4 unicast self-originate json",
+                  [this, alive = std::weak_ptr<int>(alive_)](bool ok, const std::string& text) {
+                      if (!alive.expired()) onOriginated(ok, text);
+                  });
+        return;
+    }
     frr_.show("show ip route summary json",
               [this, alive = std::weak_ptr<int>(alive_)](bool ok, const std::string& text) {
                   if (!alive.expired()) onSummary(ok, text);
@@ -178,6 +188,44 @@ void ImportAuditor::onRoutes(bool ok, const std::string& imports, const std::str
                       }
                       conclude(audit);
                   });
+}
+
+void ImportAuditor::onOriginated(bool ok, const std::string& text) {
+    if (!ok) return finish("unreachable");
+    std::string error;
+    auto originated = parseBgpOriginated(text, error);
+    if (!originated) {
+        log::warning("FRR audit: ", error);
+        return finish("unreachable");
+    }
+    auto ours = ours_();
+    std::set<IpAddr> judged, fresh;
+    for (const auto& r : ours) (r.fresh ? fresh : judged).insert(r.route.dst);
+    ImportAudit audit = auditOriginated(judged, fresh, *originated);
+    ++stats_.audits;
+    stats_.missing = audit.missing.size();
+    stats_.shadowed = stats_.outranked = 0;
+    stats_.foreign = audit.foreign.size();
+    std::erase_if(attempts_, [&audit](const auto& kv) {
+        return std::find(audit.missing.begin(), audit.missing.end(), kv.first) ==
+               audit.missing.end();
+    });
+    if (!audit.foreign.empty()) {
+        log::info("FRR audit: BGP originates host routes hostrouted did not write: ",
+                  listIps(audit.foreign));
+    }
+    if (!audit.missing.empty() && mode_.republish) {
+        std::vector<IpAddr> again;
+        for (const auto& ip : audit.missing)
+            if (mayRepair(ip)) again.push_back(ip);
+        log::warning("FRR audit: BGP does not originate ", listIps(audit.missing),
+                     "; publishing their ADVERTISE_NETWORK_TABLE rows again");
+        stats_.repairs += again.size();
+        mode_.republish(again);
+    } else if (!audit.missing.empty()) {
+        repair(audit, ours, std::nullopt);
+    }
+    conclude(audit);
 }
 
 void ImportAuditor::conclude(const ImportAudit& audit) {

@@ -37,13 +37,23 @@ struct AuditStats {
     std::string state = "unchecked";  // ok, diverged, unreachable, off
 };
 
+// What is audited: zebra's imports (`ip import-table`), or BGP's self-originated routes
+// (table-direct, network-table: frr_audit.h). A route BGP lacks is written again in the
+// kernel table (table-direct re-announces it), or handed to `republish` (network-table:
+// its STATE_DB row is written again).
+struct AuditMode {
+    bool bgpOriginated = false;
+    std::function<void(const std::vector<IpAddr>&)> republish;
+};
+
 class ImportAuditor {
   public:
     using RouteList = std::function<std::vector<OurRoute>()>;
     using Done = std::function<void()>;  // after an audit changed the stats
     // `routes` writes the repairs; `dumper` reads the main table's stale zebra copies.
     ImportAuditor(boost::asio::io_context& io, frr::Channel& frr, netlink::RouteProgrammer& routes,
-                  std::unique_ptr<netlink::RouteDumper> dumper, RouteList ours, Done done);
+                  std::unique_ptr<netlink::RouteDumper> dumper, RouteList ours, Done done,
+                  AuditMode mode = {});
 
     // 0 turns the periodic audit off (restarts still trigger one).
     void start(std::chrono::seconds interval);
@@ -57,6 +67,7 @@ class ImportAuditor {
     void armBurst();
     void run();
     void onSummary(bool ok, const std::string& text);
+    void onOriginated(bool ok, const std::string& text);
     void onRoutes(bool ok, const std::string& imports, const std::string& kernel,
                   const std::vector<OurRoute>& ours);
     // `stale`: the main table's zebra routes; nullopt when they could not be read.
@@ -72,6 +83,7 @@ class ImportAuditor {
     std::unique_ptr<netlink::RouteDumper> dumper_;
     RouteList ours_;
     Done done_;
+    AuditMode mode_;
     boost::asio::steady_timer periodic_, burst_;
     std::chrono::seconds interval_{0};
     std::chrono::steady_clock::time_point burstUntil_{};

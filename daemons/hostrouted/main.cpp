@@ -26,7 +26,7 @@ hr::Edges edges(const tr::service::StartContext& ctx) {
         e.stateDb = ctx.stateDb->endpoint;
         e.stateDbId = ctx.stateDb->id;
     }
-    e.vtysh = ctx.options.vtysh;
+    e.frr = ctx.options.frr;
     return hr::realEdges(ctx.io, e);
 }
 

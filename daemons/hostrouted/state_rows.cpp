@@ -18,10 +18,11 @@ std::string wallClock(TimePoint steady, TimePoint steadyNow,
     return buf;
 }
 
-redis::Fields hostRow(const HostRecord& rec, const std::string& ifname, TimePoint now,
-                      std::chrono::system_clock::time_point wallNow) {
+redis::Fields hostRow(const HostRecord& rec, const std::string& ifname, const std::string& port,
+                      TimePoint now, std::chrono::system_clock::time_point wallNow) {
     return {
         {"ifname", ifname},
+        {"port", port},
         {"mac", rec.mac ? formatMac(*rec.mac) : ""},
         {"family", rec.ip.isV4() ? "ipv4" : "ipv6"},
         {"source", std::string(sourceName(rec.source))},

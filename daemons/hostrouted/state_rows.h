@@ -25,8 +25,10 @@ inline constexpr const char* kClaimTable = "HOST_CLAIM_TABLE";
 std::string wallClock(TimePoint steady, TimePoint steadyNow,
                       std::chrono::system_clock::time_point wallNow);
 
-redis::Fields hostRow(const HostRecord& rec, const std::string& ifname, TimePoint now,
-                      std::chrono::system_clock::time_point wallNow);
+// `port`: the member port behind an SVI the host sits on; empty when the host's interface
+// is the port itself.
+redis::Fields hostRow(const HostRecord& rec, const std::string& ifname, const std::string& port,
+                      TimePoint now, std::chrono::system_clock::time_point wallNow);
 redis::Fields claimRow(const RefusedClaim& c, TimePoint now,
                        std::chrono::system_clock::time_point wallNow);
 

@@ -75,6 +75,31 @@ void millis(FieldReader& r, const std::string& field, std::chrono::milliseconds&
     out = std::chrono::milliseconds(v);
 }
 
+// weight_audit_source and sonic_release. Repair on SONiC is refused: the ASIC forwards by
+// APPL_DB/ASIC_DB, which fpmsyncd and orchagent own, and a kernel route delete there
+// would withdraw the route from the ASIC through FPM (traffic to the covering route)
+// rather than re-push the same weights; the fix is zebra's or orchagent's, not pathqd's.
+void weightAuditSource(FieldReader& r, Config& cfg) {
+    if (auto s = r.text("weight_audit_source")) {
+        if (*s == "kernel") {
+            cfg.weightAuditSource = WeightAuditSource::Kernel;
+        } else if (*s == "sonic") {
+            cfg.weightAuditSource = WeightAuditSource::Sonic;
+        } else {
+            r.fail("weight_audit_source", "\"" + *s + "\" is not kernel or sonic");
+        }
+    }
+    r.integer("sonic_release", cfg.sonicRelease, 201811, 209912);
+    if (!r.error && (cfg.sonicRelease % 100 < 1 || cfg.sonicRelease % 100 > 12))
+        r.fail("sonic_release", std::to_string(cfg.sonicRelease) + " is not a YYYYMM month");
+    if (!r.error && cfg.weightAuditRepair && cfg.weightAuditSource == WeightAuditSource::Sonic) {
+        r.fail("weight_audit_repair",
+               "cannot be true with weight_audit_source sonic: the ASIC forwards by APPL_DB and "
+               "ASIC_DB, which fpmsyncd and orchagent own; a kernel route delete would withdraw "
+               "the route from the ASIC, not correct its weights");
+    }
+}
+
 std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     const std::string where = "PATHQD|global";
     if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
@@ -109,6 +134,8 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "weights_interval_ms",
                      "weight_audit_interval",
                      "weight_audit_repair",
+                     "weight_audit_source",
+                     "sonic_release",
                      "bgp_peers_interval"});
     auto& m = cfg.model;
     millis(r, "sample_interval_ms", cfg.sampleInterval, 10, 10000);
@@ -161,6 +188,7 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     r.integer("weight_audit_interval", audit, 0, 86400);
     cfg.weightAuditInterval = std::chrono::seconds(audit);
     r.boolean("weight_audit_repair", cfg.weightAuditRepair);
+    weightAuditSource(r, cfg);
     long long peers =
         std::chrono::duration_cast<std::chrono::seconds>(cfg.bgpPeersInterval).count();
     r.integer("bgp_peers_interval", peers, 0, 3600);
@@ -256,7 +284,8 @@ bool Config::operator==(const Config& o) const {
            intQueueUnitBytes == o.intQueueUnitBytes && intUtilScale == o.intUtilScale &&
            intSources == o.intSources && intInterface == o.intInterface &&
            weightsInterval == o.weightsInterval && weightAuditInterval == o.weightAuditInterval &&
-           weightAuditRepair == o.weightAuditRepair && bgpPeersInterval == o.bgpPeersInterval &&
+           weightAuditRepair == o.weightAuditRepair && weightAuditSource == o.weightAuditSource &&
+           sonicRelease == o.sonicRelease && bgpPeersInterval == o.bgpPeersInterval &&
            ports == o.ports;
 }
 

@@ -40,6 +40,11 @@ struct PortConfig {
 
 enum class CounterKind { Linux, Sonic };
 
+// Where the weight audit reads the weights in force: the kernel's multipath routes, or
+// on SONiC APPL_DB ROUTE_TABLE and ASIC_DB's next-hop-group members (what the ASIC
+// forwards by; forwarding_weights.h).
+enum class WeightAuditSource { Kernel, Sonic };
+
 // Who may send INT reports when `int_sources` is not set: this host only. The kernel
 // drops packets from the wire that claim a loopback source (martians), so these cannot
 // be forged from another switch; an INT sink elsewhere must be listed.
@@ -67,6 +72,8 @@ struct Config {
     // Kernel multipath weights against BGP's link bandwidths (weight_audit.h); 0 = off.
     std::chrono::seconds weightAuditInterval{30};
     bool weightAuditRepair = false;  // delete diverged routes for zebra (CAP_NET_ADMIN)
+    WeightAuditSource weightAuditSource = WeightAuditSource::Kernel;
+    int sonicRelease = 202505;  // YYYYMM: the FRR-to-APPL_DB weight rule (sonic_weight_rules.h)
     // BGP_PEER_STATE_TABLE refresh, in whole seconds from the config; 0 = off.
     std::chrono::milliseconds bgpPeersInterval{10000};
     std::map<std::string, PortConfig> ports;

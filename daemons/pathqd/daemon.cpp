@@ -10,6 +10,7 @@
 #include "twinrail/common/log.h"
 #include "twinrail/common/notify.h"
 #include "twinrail/netlink/link_stats.h"
+#include "twinrail/redis/warm_restart.h"
 
 namespace twinrail::pathqd {
 namespace {
@@ -80,13 +81,17 @@ void Daemon::start() {
     }
     if (cfg_.publish) startPublisher();
     if (frr_ != nullptr) {
-        weightAuditor_ = std::make_unique<WeightAuditor>(
-            io_, *frr_,
-            [this]() -> const std::vector<netlink::RouteWeights>& { return kernelRoutes(); },
-            edges_.ifName, edges_.routeWriter, cfg_.weightAuditRepair,
-            options_.periods.auditAfterRestart);
-        weightAuditor_->start(cfg_.weightAuditInterval);
+        if (auto source = weightsInForce()) {
+            weightAuditor_ = std::make_unique<WeightAuditor>(
+                io_, *frr_, std::move(source), edges_.routeWriter, cfg_.weightAuditRepair,
+                options_.periods.auditAfterRestart);
+            weightAuditor_->start(cfg_.weightAuditInterval);
+        }
         frr_->watchRestarts([this](const std::string& daemon) { onFrrRestart(daemon); });
+    }
+    if (edges_.configDb) {
+        wcmp_ = std::make_unique<WcmpWatch>(io_, *edges_.configDb, options_.periods.wcmpPoll);
+        wcmp_->start();
     }
     if (edges_.stateDb) startStateDb();
     log::notice("sampling ", links_.size(), " ports every ", cfg_.sampleInterval.count(), " ms",
@@ -128,6 +133,7 @@ void Daemon::startStateDb() {
         weightTable_->resyncAll();
         if (bgpPeers_) bgpPeers_->resync();
         publishStats();
+        redis::announceReconciled(*stateDb_, "pathqd", options_.stateDbSeparator);
     });
     stateDb_->start();
 }
@@ -138,17 +144,21 @@ void Daemon::stop() {
     if (routeWatch_) routeWatch_->stop();
     if (weightAuditor_) weightAuditor_->stop();
     if (bgpPeers_) bgpPeers_->stop();
+    if (wcmp_) wcmp_->stop();
+    for (auto* db : {edges_.applDb.get(), edges_.asicDb.get(), edges_.countersDb.get()})
+        if (db != nullptr) db->stop();
     if (stateDb_ != nullptr) stateDb_->stop();
 }
 
 void Daemon::applyConfig(const Config& next) {
     if (next == cfg_) return;
     if (next.probePort != cfg_.probePort || next.intPort != cfg_.intPort ||
-        next.source != cfg_.source) {
+        next.source != cfg_.source || next.weightAuditSource != cfg_.weightAuditSource ||
+        next.sonicRelease != cfg_.sonicRelease) {
         ++stats_.configRejected;
         log::error(
-            "config rejected, keeping the running config: probe_port, int_port and source "
-            "need a restart");
+            "config rejected, keeping the running config: probe_port, int_port, source, "
+            "weight_audit_source and sonic_release need a restart");
         return;
     }
     cfg_ = next;

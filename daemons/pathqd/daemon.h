@@ -23,6 +23,7 @@
 #include "twinrail/quality/quality.h"
 #include "twinrail/redis/client.h"
 #include "twinrail/redis/state_table.h"
+#include "wcmp_watch.h"
 #include "weight_auditor.h"
 #include "weight_groups.h"
 
@@ -37,6 +38,7 @@ struct DaemonPeriods {
     std::chrono::milliseconds frrRetry{1000};      // FRR unreachable or refused: try again
     std::chrono::milliseconds auditAfterRestart{10000};  // weight audit after an FRR restart
     std::chrono::milliseconds bgpPeersFirstRead{1000};
+    std::chrono::milliseconds wcmpPoll{10000};  // CONFIG_DB wcmp_enabled re-read
 };
 
 struct DaemonOptions {
@@ -106,6 +108,7 @@ class Daemon {
     void onRoutes(const std::vector<netlink::RouteKey>& changed, bool snapshotDone);
     const std::vector<netlink::RouteWeights>& kernelRoutes();
     std::string cachedIfName(int ifindex);
+    std::unique_ptr<ForwardingWeights> weightsInForce();
     void startPublisher();
     void startStateDb();
     void armStats();
@@ -140,6 +143,7 @@ class Daemon {
     std::chrono::steady_clock::time_point frrBurstUntil_{};
     std::unique_ptr<redis::StateTable> qualityTable_, weightTable_;
     std::unique_ptr<BgpPeerMonitor> bgpPeers_;
+    std::unique_ptr<WcmpWatch> wcmp_;  // on SONiC: bgpcfgd's static W-ECMP knob
     boost::asio::steady_timer sampleTimer_, weightsTimer_, statsTimer_, frrBurstTimer_;
     WeightGroups weightGroups_;
     quality::Clock::time_point nextSample_;

@@ -3,6 +3,8 @@
 #include <linux/rtnetlink.h>
 
 #include "daemon.h"
+#include "sonic_weight_reader.h"
+#include "twinrail/common/log.h"
 
 namespace twinrail::pathqd {
 namespace {
@@ -49,6 +51,28 @@ const std::vector<netlink::RouteWeights>& Daemon::kernelRoutes() {
             kernelRoutes_.push_back({r.dst, r.nhid, r.nexthops});
     }
     return kernelRoutes_;
+}
+
+// The weight audit's source: the kernel's routes, or on SONiC what the ASIC forwards by.
+std::unique_ptr<ForwardingWeights> Daemon::weightsInForce() {
+    if (cfg_.weightAuditSource == WeightAuditSource::Kernel) {
+        return std::make_unique<KernelWeights>(
+            [this]() -> const std::vector<netlink::RouteWeights>& { return kernelRoutes(); },
+            [this](int ifindex) { return cachedIfName(ifindex); });
+    }
+    if (!edges_.applDb) {
+        log::error("weight audit off: weight_audit_source sonic needs APPL_DB");
+        return nullptr;
+    }
+    for (auto* db : {edges_.applDb.get(), edges_.asicDb.get(), edges_.countersDb.get()})
+        if (db != nullptr) db->start();
+    if (cfg_.sonicRelease < 202111) {
+        log::warning("SONiC ", cfg_.sonicRelease,
+                     " forwards ECMP whatever BGP's link bandwidths say (fpmsyncd writes no "
+                     "weights before 202111): pathqd's weights do not reach this ASIC");
+    }
+    return std::make_unique<SonicWeightReader>(*edges_.applDb, edges_.asicDb.get(),
+                                               edges_.countersDb.get(), cfg_.sonicRelease);
 }
 
 std::string Daemon::cachedIfName(int ifindex) {

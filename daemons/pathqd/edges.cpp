@@ -29,7 +29,7 @@ Edges realEdges(boost::asio::io_context& io, const RealEdgeOptions& options) {
         e.counters = std::make_unique<SonicCounterSource>(io, *options.countersDb, *options.applDb,
                                                           *options.portStateDb);
     }
-    e.frr = frr::makeLocalFrr(io, options.vtysh, kZebraTimeout);
+    e.frr = frr::makeFrrChannel(io, options.frr, kZebraTimeout);
     if (options.stateDb) {
         e.stateDb =
             std::make_unique<redis::Client>(io, *options.stateDb, options.stateDbId, "STATE_DB");
@@ -41,6 +41,13 @@ Edges realEdges(boost::asio::io_context& io, const RealEdgeOptions& options) {
     e.intReports = [&io](uint16_t port, IntMapping mapping, IntTrust trust) {
         return std::make_unique<IntCollector>(io, port, std::move(mapping), std::move(trust));
     };
+    auto client = [&io](const std::optional<redis::DbLocation>& at, const char* name) {
+        return at ? std::make_unique<redis::Client>(io, at->endpoint, at->id, name) : nullptr;
+    };
+    e.applDb = client(options.weightsApplDb, "APPL_DB");
+    e.asicDb = client(options.asicDb, "ASIC_DB");
+    e.countersDb = client(options.weightsCountersDb, "COUNTERS_DB");
+    e.configDb = client(options.configDb, "CONFIG_DB");
     e.ifName = kernelIfName;
     e.routeWriter = [] { return std::make_unique<netlink::KernelRouteTable>(); };
     return e;

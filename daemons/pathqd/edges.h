@@ -14,6 +14,7 @@
 #include "counter_source.h"
 #include "int_collector.h"
 #include "link_probe.h"
+#include "twinrail/frr/access.h"
 #include "twinrail/frr/channel.h"
 #include "twinrail/netlink/route_table.h"
 #include "twinrail/netlink/route_watch.h"
@@ -39,15 +40,22 @@ struct Edges {
     std::function<std::string(int ifindex)> ifName;
     // Kernel route deletes, for the weight audit's repair (needs CAP_NET_ADMIN).
     std::function<std::unique_ptr<netlink::RouteProgrammer>()> routeWriter;
+    // SONiC: APPL_DB (required), ASIC_DB and COUNTERS_DB (optional) for the weight audit
+    // with weight_audit_source sonic; CONFIG_DB for SONiC's W-ECMP knob (wcmp_watch.h).
+    // Null: that part is off. The daemon starts and stops them.
+    std::unique_ptr<redis::Connection> applDb, asicDb, countersDb, configDb;
 };
 
 struct RealEdgeOptions {
     CounterKind source = CounterKind::Linux;
     // source sonic: where COUNTERS_DB, APPL_DB and STATE_DB are (read by the source).
     std::optional<redis::DbLocation> countersDb, applDb, portStateDb;
+    // On SONiC (source or weight_audit_source sonic): the weight audit's and the W-ECMP
+    // watch's databases (Edges::applDb...configDb); none: those parts are off.
+    std::optional<redis::DbLocation> weightsApplDb, asicDb, weightsCountersDb, configDb;
     std::optional<redis::Endpoint> stateDb;  // none: do not publish
     int stateDbId = 6;
-    frr::VtyshOptions vtysh;
+    frr::Access frr;  // vtysh here, or the vty TCP ports (SONiC)
 };
 
 // The kernel name of `ifindex` (if_indextoname), or "if<n>" when there is none.

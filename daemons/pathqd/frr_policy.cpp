@@ -138,10 +138,20 @@ std::vector<PolicyLine> desiredPolicy(const PolicyInput& in) {
 PolicyDiff diffPolicy(const frr::RunningConfig& running, const PolicyInput& in) {
     PolicyDiff diff;
     for (const auto& [port, d] : in.downlinks) {
+        // A route-map of the port's peer-group (SONiC's bgpcfgd attaches FROM_/TO_BGP_PEER_*
+        // to PEER_V4/V6) would be overridden by one on the port: that is a conflict too.
+        std::vector<std::string> holders{port};
+        // Numbered sessions, then unnumbered ones (FRR's two forms of membership).
+        for (const char* form : {" peer-group ", " interface peer-group "}) {
+            for (const auto& line : running.linesUnder({"router bgp"}, "neighbor " + port + form))
+                holders.push_back(line.substr(line.rfind(' ') + 1));
+        }
         for (const auto& af : families(in)) {
-            for (const auto& line :
-                 running.linesUnder({"router bgp", af}, "neighbor " + port + " route-map "))
-                if (!ownsMap(line)) diff.conflicts[port] = line;
+            for (const auto& holder : holders) {
+                for (const auto& line :
+                     running.linesUnder({"router bgp", af}, "neighbor " + holder + " route-map "))
+                    if (!ownsMap(line)) diff.conflicts[port] = line;
+            }
         }
     }
     for (const auto& p : desiredPolicy(in)) {

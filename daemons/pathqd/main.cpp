@@ -32,11 +32,21 @@ pq::Edges edges(const pq::Config& cfg, const tr::service::StartContext& ctx) {
         e.applDb = tr::redis::resolveDb("APPL_DB", o.redis, o.dbConfig);
         e.portStateDb = tr::redis::resolveDb("STATE_DB", o.redis, o.dbConfig);
     }
+    if (cfg.weightAuditSource == pq::WeightAuditSource::Sonic ||
+        cfg.source == pq::CounterKind::Sonic) {
+        const auto& o = ctx.options;  // on SONiC: the weight audit's DBs and the W-ECMP knob
+        if (cfg.weightAuditSource == pq::WeightAuditSource::Sonic) {
+            e.weightsApplDb = tr::redis::resolveDb("APPL_DB", o.redis, o.dbConfig);
+            e.asicDb = tr::redis::resolveDb("ASIC_DB", o.redis, o.dbConfig);
+            e.weightsCountersDb = tr::redis::resolveDb("COUNTERS_DB", o.redis, o.dbConfig);
+        }
+        e.configDb = tr::redis::resolveDb("CONFIG_DB", o.redis, o.dbConfig);
+    }
     if (ctx.stateDb) {
         e.stateDb = ctx.stateDb->endpoint;
         e.stateDbId = ctx.stateDb->id;
     }
-    e.vtysh = ctx.options.vtysh;
+    e.frr = ctx.options.frr;
     return pq::realEdges(ctx.io, e);
 }
 

@@ -10,12 +10,11 @@
 
 namespace twinrail::pathqd {
 
-WeightAuditor::WeightAuditor(boost::asio::io_context& io, frr::Channel& frr, Routes routes,
-                             IfName ifname, RouteWriter routeWriter, bool repair,
-                             std::chrono::milliseconds soon)
+WeightAuditor::WeightAuditor(boost::asio::io_context& io, frr::Channel& frr,
+                             std::unique_ptr<ForwardingWeights> source, RouteWriter routeWriter,
+                             bool repair, std::chrono::milliseconds soon)
     : frr_(frr),
-      routes_(std::move(routes)),
-      ifname_(std::move(ifname)),
+      source_(std::move(source)),
       routeWriter_(std::move(routeWriter)),
       repair_(repair),
       soon_(soon),
@@ -59,19 +58,53 @@ void WeightAuditor::arm(std::chrono::milliseconds after) {
 }
 
 void WeightAuditor::round() {
-    if (running_) return;
-    std::map<PortWeights, Group> byWeights;
-    for (const auto& r : routes_()) {
-        if (r.nexthops.size() < 2) continue;  // one path: nothing to weigh
-        PortWeights w;
-        for (const auto& nh : r.nexthops) w[ifname_(nh.ifindex)] += nh.weight;
-        auto& g = byWeights[w];
-        g.kernel = w;
-        g.routes.push_back(&r);
+    auto now = std::chrono::steady_clock::now();
+    if (running_ && !(reading_ && now - readSince_ > kReadDeadline)) return;
+    if (running_) {  // a source that never answered (Redis wedged): read again, say so
+        ++stats_.readErrors;
+        stats_.state = "unreachable";
+        log::warning("weight audit: no answer from ", source_->name(), " in ",
+                     kReadDeadline.count(), " s; reading again");
+    }
+    running_ = reading_ = true;
+    readSince_ = now;
+    std::weak_ptr<int> alive = alive_;
+    uint64_t id = ++readId_;
+    source_->read([this, alive, id](ForwardedRead read, const std::string& error) {
+        if (alive.expired() || id != readId_) return;  // gone, or a read given up on
+        reading_ = false;
+        onRead(std::move(read), error);
+    });
+}
+
+void WeightAuditor::onRead(ForwardedRead read, const std::string& error) {
+    if (!error.empty()) {
+        running_ = false;
+        if (stats_.readErrors++ == 0 || stats_.state != "unreachable") {
+            log::warning("weight audit: cannot read the weights in force (", source_->name(),
+                         "): ", error.substr(0, 200));
+        }
+        stats_.state = "unreachable";
+        return;
+    }
+    if (!read.badRows.empty() && read.badRows.size() != stats_.badRows) {
+        log::warning("weight audit: ", read.badRows.size(), " unusable row(s) in ", source_->name(),
+                     "'s weights, such as ", read.badRows.front().substr(0, 300));
+    }
+    stats_.badRows = read.badRows.size();
+    std::map<std::pair<PortWeights, WeightRule>, Group> byWeights;
+    for (auto& r : read.routes) {
+        if (r.weights.size() < 2) continue;  // one path: nothing to weigh
+        auto& g = byWeights[{r.weights, r.rule}];
+        g.forwarded = r.weights;
+        g.rule = r.rule;
+        g.from = r.from;
+        g.routes.push_back(r.dst);
     }
     auto groups = std::make_shared<std::vector<Group>>();
     for (auto& [w, g] : byWeights) groups->push_back(std::move(g));
     if (groups->empty()) {
+        running_ = false;
         stats_.divergedGroups = stats_.divergedPrefixes = 0;
         stats_.state = "ok";
         ++stats_.rounds;
@@ -84,7 +117,6 @@ void WeightAuditor::round() {
         offset_ += kMaxLookups;
         groups->resize(kMaxLookups);
     }
-    running_ = true;
     checkNext(groups, 0, std::make_shared<WeightAuditStats>(stats_));
 }
 
@@ -99,7 +131,7 @@ void WeightAuditor::checkNext(const std::shared_ptr<std::vector<Group>>& groups,
     }
     if (next == 0) result->divergedGroups = result->divergedPrefixes = 0;
     const Group& g = (*groups)[next];
-    const auto& prefix = g.routes.front()->dst;
+    const auto& prefix = g.routes.front();
     std::string afi = prefix.addr.isV4() ? "ipv4" : "ipv6";
     ++result->lookups;
     std::weak_ptr<int> alive = alive_;
@@ -118,24 +150,28 @@ void WeightAuditor::onLookup(const std::shared_ptr<std::vector<Group>>& groups, 
     if (!paths) {
         running_ = false;
         if (stats_.errors++ == 0 || stats_.state != "unreachable") {
-            log::warning("weight audit: cannot read ", grp.routes.front()->dst.str(),
+            log::warning("weight audit: cannot read ", grp.routes.front().str(),
                          " from BGP: ", error.substr(0, 200));
         }
         stats_.state = "unreachable";
         return;
     }
-    auto implied = impliedWeights(*paths);
-    if (!paths->empty() && !weightsAgree(implied, grp.kernel)) {
+    auto implied = expectedWeights(source_->frrWeightsOf(*paths), grp.rule);
+    if (!paths->empty() && !weightsAgree(implied, grp.forwarded)) {
+        bool repair = repair_ && source_->kernelRepairable();
         ++result->divergedGroups;
         result->divergedPrefixes += grp.routes.size();
         log::warning("weight audit: ", grp.routes.size(), " route(s) such as ",
-                     grp.routes.front()->dst.str(), " forward with ", describeWeights(grp.kernel),
+                     grp.routes.front().str(), " forward with ", describeWeights(grp.forwarded),
+                     grp.from == "kernel" ? "" : " (" + grp.from + ")",
                      " but BGP's link bandwidths imply ", describeWeights(implied),
-                     repair_ ? "; deleting them so zebra reinstalls" : "");
-        if (repair_) repairGroup(grp);
+                     repair ? "; deleting them so zebra reinstalls" : "");
+        if (repair) repairGroup(grp);
         result->repairs = stats_.repairs;
     }
     result->errors = stats_.errors;
+    result->readErrors = stats_.readErrors;
+    result->badRows = stats_.badRows;
     checkNext(groups, next + 1, result);
 }
 
@@ -147,9 +183,9 @@ void WeightAuditor::repairGroup(const Group& g) {
         log::warning("weight audit: cannot reach the kernel route table: ", e.what());
     }
     if (!table) return;
-    for (const auto* r : g.routes) {
-        netlink::HostRoute victim{r->dst.addr, 0, 254 /*main*/, 186 /*bgp*/};
-        victim.prefixLen = r->dst.length;
+    for (const auto& dst : g.routes) {
+        netlink::HostRoute victim{dst.addr, 0, 254 /*main*/, 186 /*bgp*/};
+        victim.prefixLen = dst.length;
         table->submit(netlink::RouteOp::Remove, victim);
     }
     for (const auto& res : table->flush()) {

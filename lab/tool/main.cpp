@@ -18,6 +18,7 @@
 #include "twinrail/lab/flow_probe.h"
 #include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/measure.h"
+#include "twinrail/lab/network_advertiser.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/outputs.h"
 
@@ -42,8 +43,16 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
                        --steer: planesteer on every bonded NIC (see planesteer(8)).
                        --lb static: static smart routing on every leaf (each downlink
                        pinned to its planned uplink, hostrouted(8) UPLINK_PIN).
+      [--nos linux|sonic] [--sonic-release YYYYMM] [--hwsku DIR]
+                       the switches' layout: Linux (the default: swp ports, frr.conf,
+                       config_db.json) or SONiC's, built from the planner's SONiC
+                       target: EthernetN ports from the HWSKU (--hwsku, else
+                       lab/hwsku/<model>, else the planner's), a bridge per VLAN with
+                       its SVI, CONFIG_DB loaded, database_config.json, the release's
+                       frr.conf (before 202411; default 202405). docs/lab.md
   status [--json]      processes, BGP sessions, host routes, NIC reachability per plane
-  fail NODE[:PORT]     take a switch (all its ports) or one port down
+  fail NODE[:PORT]     take a switch (all its ports) or one port down (SONiC layout: a
+                       switch port by its plan name, swp3, or its EthernetN name)
   restore NODE[:PORT]  bring it back; NICs on it announce themselves again
   swap-cables NIC:PORT NIC:PORT
                        miscable on purpose: two NIC ports' cables change places (again:
@@ -84,12 +93,27 @@ struct Options {
     bool json = false;
     lab::FrrRestart frrRestart = lab::FrrRestart::Kill;
     bool killGiven = false;
-    bool keep = false;                    // up: leave a lab that failed to come up, to look at it
-    bool steer = false;                   // up: planesteer on every bonded NIC
-    std::optional<plan::Request::Lb> lb;  // up: overrides the plan's
-    std::optional<plan::Attach> attach;   // up, default plan: bond, routed or evpn-mh
+    bool keep = false;                      // up: leave a lab that failed to come up, to look at it
+    bool steer = false;                     // up: planesteer on every bonded NIC
+    std::optional<plan::Request::Lb> lb;    // up: overrides the plan's
+    std::optional<plan::Attach> attach;     // up, default plan: bond, routed or evpn-mh
+    std::optional<lab::SonicLayout> sonic;  // up --nos sonic
+    bool sonicImplied = false;              // only --sonic-release/--hwsku gave it
     lab::LabBinaries bins;
 };
+
+// --sonic-release: YYYYMM of a SONiC release (2018 on: SONiC's release names).
+int parseRelease(const std::string& v) {
+    if (v.size() != 6 || v.find_first_not_of("0123456789") != std::string::npos)
+        throw twinrail::UsageError{"--sonic-release: YYYYMM, e.g. 202405"};
+    const int n = std::stoi(v);
+    const int month = n % 100;
+    if (n / 100 < 2018 || month < 1 || month > 12) {
+        throw twinrail::UsageError{"--sonic-release " + v +
+                                   ": not a SONiC release (YYYYMM, 2018 on)"};
+    }
+    return n;
+}
 
 using twinrail::ConfigFileError;
 using twinrail::UsageError;
@@ -101,6 +125,18 @@ std::string sibling(const std::string& self, const std::string& rel, const std::
     for (const auto& candidate : {dir / name, dir / rel / name})
         if (fs::exists(candidate)) return fs::canonical(candidate).string();
     return name;
+}
+
+bool hasNosSonic(int argc, char** argv) {
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::string(argv[i]) == "--nos" && std::string(argv[i + 1]) == "sonic") return true;
+    return false;
+}
+
+// --sonic-release and --hwsku come with --nos sonic (before or after it).
+lab::SonicLayout& sonicOnly(Options& o) {
+    if (!o.sonic) o.sonic = lab::SonicLayout{}, o.sonicImplied = true;
+    return *o.sonic;
 }
 
 Options parse(int argc, char** argv) {
@@ -144,6 +180,15 @@ Options parse(int argc, char** argv) {
         } else if (a == "--lb") {
             o.lb = plan::parseLb(value());
             if (!o.lb) throw UsageError{"--lb: ecmp or static"};
+        } else if (a == "--nos") {
+            std::string nos = value();
+            if (nos != "linux" && nos != "sonic") throw UsageError{"--nos: linux or sonic"};
+            if (nos == "sonic" && !o.sonic) o.sonic = lab::SonicLayout{};
+            if (nos == "linux") o.sonic.reset();
+        } else if (a == "--sonic-release") {
+            sonicOnly(o).release = parseRelease(value());
+        } else if (a == "--hwsku") {
+            sonicOnly(o).hwskuDir = value();
         } else if (a == "--steer") {
             o.steer = true;
         } else if (a == "--planesteer") {
@@ -160,6 +205,9 @@ Options parse(int argc, char** argv) {
         }
     }
     if (!lab::PlanLab::validName(o.name)) throw UsageError{"--name: use 1-6 of a-z and 0-9"};
+    if (o.sonic && o.sonicImplied && !hasNosSonic(argc, argv))
+        throw UsageError{"--sonic-release and --hwsku need --nos sonic"};
+
     // Node names become namespace names and paths under the lab's state folder.
     for (const auto* node : {&o.from, &o.to}) {
         if (auto why = twinrail::names::check(*node, twinrail::names::Kind::Node))
@@ -194,7 +242,11 @@ plan::Plan planFor(const Options& o) {
 
 int up(const Options& o) {
     auto t0 = std::chrono::steady_clock::now();
-    lab::PlanLab l(o.name, planFor(o), o.bins);
+    if (o.sonic && !o.sonic->hwskuDir.empty() && !fs::is_directory(o.sonic->hwskuDir)) {
+        std::cerr << "twinrail-lab: --hwsku " << o.sonic->hwskuDir << ": no such directory\n";
+        return exitcode::kNoInput;
+    }
+    lab::PlanLab l(o.name, planFor(o), o.bins, o.sonic);
     std::cout << plan::sizingReport(l.plan());
     std::cout << "building lab \"" << o.name << "\" ...\n" << std::flush;
     l.up(o.keep);
@@ -275,6 +327,7 @@ int hidden(const std::vector<std::string>& a, const std::string& cmd) {
                   << std::endl;
         return exitcode::kOk;
     }
+    if (cmd == "advertise-networks" && a.size() == 2) return lab::runNetworkAdvertiser(a[0], a[1]);
     if (cmd == "bond-agent" && a.size() == 4) {
         lab::BondNic b;
         b.bond = a[0];
@@ -294,7 +347,8 @@ lab::Service serviceFrom(const std::string& name) {
 
 int run(const Options& o) {
     const std::string& c = o.command;
-    if (c == "announce" || c == "flow-send" || c == "flow-recv" || c == "bond-agent")
+    if (c == "announce" || c == "flow-send" || c == "flow-recv" || c == "bond-agent" ||
+        c == "advertise-networks")
         return hidden(o.args, c);
     if (geteuid() != 0) {
         std::cerr << "twinrail-lab: needs root (network namespaces, FRR)\n";

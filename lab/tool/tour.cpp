@@ -7,6 +7,7 @@
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/measure.h"
+#include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/plan.h"
 
@@ -87,6 +88,14 @@ bool failureUnderTraffic(const std::string& lab, const lab::LabBinaries& bins,
 bool runTour(const std::string& lab, const lab::LabBinaries& bins, const plan::Plan& plan) {
     const bool bond = plan.request.attach == plan::Attach::Bond;
     bool ok = true;
+    // A SONiC-layout lab's switch ports are EthernetN: the plan's names mapped.
+    const nlohmann::json sonic = lab::labSonicRecord(lab);
+    auto port = [&sonic](const std::string& node, const std::string& planPort) {
+        return lab::labPortName(sonic, node, planPort);
+    };
+    const std::string spinePort = port("p1-spine1", "swp1");
+    const std::string viaSpine1 = port("p1-leaf2", "swp3");
+    const std::string viaSpine2 = port("p1-leaf2", "swp4");
     step("The lab: every switch runs FRR, Redis, pathqd (and hostrouted on leaves)");
     auto status = lab::labStatus(lab);
     std::cout << lab::statusTable(status);
@@ -95,7 +104,13 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins, const plan::P
     step(
         "Host routes: srv1-nic1 (10.128.0.2) announced itself on both ports; each plane's leaf "
         "made it a /32");
-    run(lab, "p1-leaf1", {"ip", "neigh", "show", "dev", "swp1"});
+    // SONiC's layout learns the host on the rail's VLAN (the SVI), not on the port.
+    if (sonic.is_null()) {
+        run(lab, "p1-leaf1", {"ip", "neigh", "show", "dev", "swp1"});
+    } else {
+        run(lab, "p1-leaf1", {"ip", "neigh", "show", "10.128.0.2"});
+        run(lab, "p1-leaf1", {"bridge", "fdb", "show", "dynamic"});
+    }
     run(lab, "p1-leaf1", {"ip", "route", "show", "table", "10"});
     run(lab, "p2-leaf1", {"ip", "route", "show", "table", "10"});
     step("Each plane carries it to the other rail's leaf, over both of that plane's spines");
@@ -119,29 +134,29 @@ bool runTour(const std::string& lab, const lab::LabBinaries& bins, const plan::P
         "to a quarter of its speed");
     std::cout << "before: " << routeOf(lab, "p1-leaf2", "10.128.0.2");
     lab::inNodeRun(lab, "p1-spine1",
-                   {"tc", "qdisc", "replace", "dev", "swp1", "root", "tbf", "rate", "2500mbit",
+                   {"tc", "qdisc", "replace", "dev", spinePort, "root", "tbf", "rate", "2500mbit",
                     "burst", "1mb", "latency", "1ms"});
     auto t0 = std::chrono::steady_clock::now();
     // A quarter of the capacity gives p1-spine1 about a fifth of the traffic (level 8 of 32
     // against about 29): wait for its share to fall under a third.
     bool moved = lab::waitUntil(
-        [&lab] {
+        [&lab, &viaSpine1, &viaSpine2] {
             auto w = weights(lab, "p1-leaf2", "10.128.0.2");
-            return w.size() == 2 && w["swp3"] * 3 < w["swp3"] + w["swp4"];
+            return w.size() == 2 && w[viaSpine1] * 3 < w[viaSpine1] + w[viaSpine2];
         },
         30s, 250ms);
     auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - t0);
     std::cout << "after " << took.count() << " ms: " << routeOf(lab, "p1-leaf2", "10.128.0.2");
-    std::cout
-        << (moved ? "p1-leaf2 now sends under a third of that traffic through p1-spine1 (swp3)\n"
-                  : "WEIGHTS DID NOT MOVE (unexpected)\n");
+    std::cout << (moved ? "p1-leaf2 now sends under a third of that traffic through p1-spine1 (" +
+                              viaSpine1 + ")\n"
+                        : "WEIGHTS DID NOT MOVE (unexpected)\n");
     ok = ok && moved;
-    lab::inNodeRun(lab, "p1-spine1", {"tc", "qdisc", "del", "dev", "swp1", "root"});
+    lab::inNodeRun(lab, "p1-spine1", {"tc", "qdisc", "del", "dev", spinePort, "root"});
 
     step("STATE_DB (Redis DB 6) on the switches, as an operator reads it");
     stateDb(lab, "p1-leaf1", {"--no-raw", "HGETALL", "HOST_ROUTE_TABLE|10.128.0.2"});
-    stateDb(lab, "p1-spine1", {"--no-raw", "HGETALL", "PATH_QUALITY_TABLE|swp1"});
+    stateDb(lab, "p1-spine1", {"--no-raw", "HGETALL", "PATH_QUALITY_TABLE|" + spinePort});
     stateDb(lab, "p1-leaf2", {"KEYS", "PATH_WEIGHT_TABLE|*"});
 
     step("The same through the operator CLI: `twinrail show ...` (table, or --json)");

@@ -184,5 +184,40 @@ TEST(Verify, NamesWhatIsOffAndWhere) {
     EXPECT_EQ(verifyFabric(p, st).json["unreachable"].size(), 1u);
 }
 
+// On SONiC a rail's hosts are on its SVI: the row's `port` (the member port the bridge
+// learned the host behind) is where the cable ends, not the SVI.
+TEST(Verify, AHostOnAnSviIsWhereItsMemberPortIs) {
+    auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest()));
+    std::map<std::string, SwitchState> st;
+    for (const auto& sw : p.switches) {
+        SwitchState& s = st[sw.name];
+        s.reachable = true;
+        for (const auto& port : sw.ports) {
+            if (port.role == plan::PortRole::Host) continue;
+            s.peers[port.name] = {{"state", "Established"},
+                                  {"remote_router_id", sw_loopback(p, port.peer)}};
+        }
+    }
+    for (const auto& srv : p.servers)
+        for (const auto& nic : srv.nics)
+            for (const auto& np : nic.ports)
+                st[np.leaf].hosts[nic.address] = {
+                    {"ifname", "Vlan1001"}, {"port", np.leafPort}, {"state", "installed"}};
+    auto healthy = verifyFabric(p, st);
+    EXPECT_TRUE(healthy.healthy) << healthy.json.dump(2);
+    st["p1-leaf1"].hosts["10.128.0.2"]["port"] = "swp2";  // behind another member
+    auto r = verifyFabric(p, st);
+    EXPECT_FALSE(r.healthy);
+    bool found = false;
+    for (const auto& row : r.json["nic_ports"]) {
+        if (row["address"] == "10.128.0.2" && row["port"] == "port1") {
+            EXPECT_EQ(row["status"], "miscabled");
+            EXPECT_EQ(row["seen_on"], "p1-leaf1:swp2");
+            found = true;
+        }
+    }
+    EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace twinrail::cli

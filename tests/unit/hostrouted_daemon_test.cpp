@@ -36,6 +36,8 @@ TEST_F(HostroutedDaemon, StartAdoptsAPreviousRunsRoutesAndRemovesOnlyTheGoneHost
     EXPECT_EQ(routes->routedVia(ip("10.0.1.99")), 0) << "host gone while we were down";
     // The live host's route was adopted as it was, not rewritten (no traffic hit).
     EXPECT_EQ(routes->writes, 1U) << "only the removal";
+    // SONiC's warm-boot finalizer waits for this (the manifest says reconciles: true).
+    EXPECT_EQ(stateField("WARM_RESTART_TABLE|hostrouted", "state"), "reconciled");
 }
 
 TEST_F(HostroutedDaemon, APortGoingDownWithdrawsItsHostsAtOnceAndUpAsksForASnapshot) {

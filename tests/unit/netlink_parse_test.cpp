@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <linux/if.h>
+#include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
@@ -142,4 +143,136 @@ TEST(NetlinkParse, NeighborProtocol) {
     auto* n = std::get_if<NeighborMsg>(&d);
     ASSERT_NE(n, nullptr);
     EXPECT_EQ(n->neigh.protocol, 201);
+}
+
+// SONiC's SVI: `ip link add link Bridge name Vlan1001 type vlan id 1001`. The kernel reports
+// kind "vlan", the lower device as IFLA_LINK and the VLAN in IFLA_INFO_DATA.
+TEST(NetlinkParse, VlanDeviceNamesItsLowerDeviceAndVlan) {
+    ifinfomsg ifi{};
+    ifi.ifi_index = 41;
+    ifi.ifi_flags = IFF_UP | IFF_RUNNING;
+    Msg m(RTM_NEWLINK, &ifi, sizeof(ifi));
+    nla_put_string(m.msg, IFLA_IFNAME, "Vlan1001");
+    nla_put_u32(m.msg, IFLA_LINK, 40);
+    nlattr* info = nla_nest_start(m.msg, IFLA_LINKINFO);
+    nla_put_string(m.msg, IFLA_INFO_KIND, "vlan");
+    nlattr* data = nla_nest_start(m.msg, IFLA_INFO_DATA);
+    nla_put_u16(m.msg, IFLA_VLAN_ID, 1001);
+    nla_nest_end(m.msg, data);
+    nla_nest_end(m.msg, info);
+    auto d = m.decode();
+    auto* l = std::get_if<LinkMsg>(&d);
+    ASSERT_NE(l, nullptr);
+    EXPECT_EQ(l->link.kind, "vlan");
+    EXPECT_EQ(l->link.lower, 40);
+    EXPECT_EQ(l->link.vlanId, 1001);
+    EXPECT_EQ(l->link.master, 0);
+}
+
+// Odd attributes name no VLAN and no lower device, and the link is still the link.
+TEST(NetlinkParse, OddVlanAttributesAreDropped) {
+    auto decodeWith = [](auto&& addAttrs) {
+        ifinfomsg ifi{};
+        ifi.ifi_index = 41;
+        Msg m(RTM_NEWLINK, &ifi, sizeof(ifi));
+        nla_put_string(m.msg, IFLA_IFNAME, "Vlan1001");
+        addAttrs(m.msg);
+        auto d = m.decode();
+        auto* l = std::get_if<LinkMsg>(&d);
+        return l == nullptr ? std::optional<LinkState>() : std::optional(l->link);
+    };
+    auto vlanInfo = [](nl_msg* msg, auto&& data) {
+        nlattr* info = nla_nest_start(msg, IFLA_LINKINFO);
+        nla_put_string(msg, IFLA_INFO_KIND, "vlan");
+        data(msg);
+        nla_nest_end(msg, info);
+    };
+    auto oddSize = decodeWith([&](nl_msg* msg) {
+        uint8_t shortLink = 1;
+        nla_put(msg, IFLA_LINK, 1, &shortLink);  // 1 byte for an ifindex
+        vlanInfo(msg, [](nl_msg* m) {
+            nlattr* data = nla_nest_start(m, IFLA_INFO_DATA);
+            nla_put_u32(m, IFLA_VLAN_ID, 1001);  // 4 bytes for a u16
+            nla_nest_end(m, data);
+        });
+    });
+    ASSERT_TRUE(oddSize);
+    EXPECT_EQ(oddSize->lower, 0);
+    EXPECT_EQ(oddSize->vlanId, 0);
+    EXPECT_EQ(oddSize->kind, "vlan");
+    for (uint16_t bad : {uint16_t{0}, uint16_t{4095}, uint16_t{0xffff}}) {
+        auto outOfRange = decodeWith([&](nl_msg* msg) {
+            vlanInfo(msg, [bad](nl_msg* m) {
+                nlattr* data = nla_nest_start(m, IFLA_INFO_DATA);
+                nla_put_u16(m, IFLA_VLAN_ID, bad);
+                nla_nest_end(m, data);
+            });
+        });
+        ASSERT_TRUE(outOfRange);
+        EXPECT_EQ(outOfRange->vlanId, 0) << bad;
+    }
+    auto notNested = decodeWith([&](nl_msg* msg) {
+        vlanInfo(msg, [](nl_msg* m) { nla_put_u8(m, IFLA_INFO_DATA, 7); });  // no attributes
+    });
+    ASSERT_TRUE(notNested);
+    EXPECT_EQ(notNested->vlanId, 0);
+    // The same data on a bridge is not read as a VLAN.
+    auto bridge = decodeWith([](nl_msg* msg) {
+        nlattr* info = nla_nest_start(msg, IFLA_LINKINFO);
+        nla_put_string(msg, IFLA_INFO_KIND, "bridge");
+        nlattr* data = nla_nest_start(msg, IFLA_INFO_DATA);
+        nla_put_u16(msg, IFLA_VLAN_ID, 1001);
+        nla_nest_end(msg, data);
+        nla_nest_end(msg, info);
+    });
+    ASSERT_TRUE(bridge);
+    EXPECT_EQ(bridge->vlanId, 0);
+}
+
+// A VLAN-aware bridge's entry: `<mac> dev Ethernet0 vlan 1001 master Bridge`.
+TEST(NetlinkParse, FdbEntryOfAVlanAwareBridge) {
+    ndmsg ndm{};
+    ndm.ndm_family = AF_BRIDGE;
+    ndm.ndm_ifindex = 43;
+    ndm.ndm_state = NUD_REACHABLE;
+    ndm.ndm_flags = NTF_MASTER;
+    Msg m(RTM_NEWNEIGH, &ndm, sizeof(ndm));
+    uint8_t mac[6] = {2, 0, 0, 0, 0, 0xa1};
+    nla_put(m.msg, NDA_LLADDR, 6, mac);
+    nla_put_u16(m.msg, NDA_VLAN, 1001);
+    nla_put_u32(m.msg, NDA_MASTER, 40);
+    auto d = m.decode();
+    auto* f = std::get_if<FdbMsg>(&d);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->fdb.ifindex, 43);
+    EXPECT_EQ(f->fdb.master, 40);
+    EXPECT_EQ(f->fdb.vlan, 1001);
+    EXPECT_EQ(formatMac(f->fdb.mac), "02:00:00:00:00:a1");
+    EXPECT_TRUE(f->fdb.isHostEntry());
+}
+
+// An entry with an unreadable VLAN is reported, not placed in VLAN 0 (every VLAN).
+TEST(NetlinkParse, FdbEntryWithABadVlanIsMalformed) {
+    auto decodeWith = [](auto&& addVlan) {
+        ndmsg ndm{};
+        ndm.ndm_family = AF_BRIDGE;
+        ndm.ndm_ifindex = 43;
+        Msg m(RTM_NEWNEIGH, &ndm, sizeof(ndm));
+        uint8_t mac[6] = {2, 0, 0, 0, 0, 0xa1};
+        nla_put(m.msg, NDA_LLADDR, 6, mac);
+        nla_put_u32(m.msg, NDA_MASTER, 40);
+        addVlan(m.msg);
+        return m.decode();
+    };
+    EXPECT_TRUE(std::holds_alternative<Malformed>(decodeWith([](nl_msg* msg) {
+        uint8_t one = 1;
+        nla_put(msg, NDA_VLAN, 1, &one);
+    })));
+    EXPECT_TRUE(std::holds_alternative<Malformed>(
+        decodeWith([](nl_msg* msg) { nla_put_u32(msg, NDA_VLAN, 1001); })));
+    EXPECT_TRUE(std::holds_alternative<Malformed>(
+        decodeWith([](nl_msg* msg) { nla_put_u16(msg, NDA_VLAN, 4095); })));
+    auto none = decodeWith([](nl_msg*) {});  // a VLAN-unaware bridge's entry
+    ASSERT_TRUE(std::holds_alternative<FdbMsg>(none));
+    EXPECT_EQ(std::get<FdbMsg>(none).fdb.vlan, 0);
 }

@@ -285,6 +285,7 @@ TEST_F(PathqdDaemon, RedisDownAndUpRepublishesEveryRow) {
     redis.setUp(false);
     redis.hashes.clear();                                    // a Redis restarted without its data
     redis.hashes["PATH_QUALITY_TABLE|gone"]["level"] = "3";  // a row nobody owns
+    redis.hashes["WARM_RESTART_TABLE|bgp"]["state"] = "reconciled";  // another process's
     size_t sent = redis.commands.size();
     counters.ports["swp1"].txBps = 100e6;
     // Routing does not wait for Redis.
@@ -295,6 +296,9 @@ TEST_F(PathqdDaemon, RedisDownAndUpRepublishesEveryRow) {
         return row(kRow1, "level") == "15" && hasRow("PATHQD_STATS|global") &&
                !hasRow("PATH_QUALITY_TABLE|gone");
     }));
+    // Said again to the Redis that forgot it; another process's row is left alone.
+    EXPECT_EQ(row("WARM_RESTART_TABLE|pathqd", "state"), "reconciled");
+    EXPECT_EQ(row("WARM_RESTART_TABLE|bgp", "state"), "reconciled");
 }
 
 TEST_F(PathqdDaemon, TheNeighboursUplinkLevelCapsTheOutboundBandwidth) {

@@ -3,9 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "plan_files.h"
+#include "sku_dir.h"
 #include "twinrail/common/names.h"
 #include "twinrail/common/sysexits.h"
 #include "twinrail/common/tool_main.h"
@@ -49,18 +51,31 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
                            pinned to one uplink (UPLINK_PIN in the leaves' config_db)
   --gateway-mac MAC        the one MAC of the rail gateways (bond)   [00:00:5e:00:01:01]
 
+  --nos linux|sonic        the switches' configs: Linux with FRR (frr.conf,
+                           config_db.json), or SONiC (see docs/planner.md)       [linux]
+  --hwsku DIR              sonic: the switches' HWSKU directory (port_config.ini,
+                           hwsku.json)                  [the catalog model's own]
+  --spine-hwsku DIR        sonic: the spines' HWSKU, when it is not --hwsku's
+  --sonic-release YYYYMM   sonic: the release the switches run; from 202411 host
+                           routes reach BGP by redistribute table-direct, before
+                           by STATE_DB ADVERTISE_NETWORK_TABLE rows           [202505]
+  --patch                  sonic: also config_db.patch.json (RFC 6902, for
+                           `config apply-patch`)
+
   --out DIR     write DIR/plan.json, DIR/cabling.csv, DIR/cabling.json,
                 DIR/inventory.json (each switch's Redis, for twinrail verify),
                 DIR/configs/<switch>/{frr.conf,config_db.json} (+ links.sh, the
                 bonds, bridges and VXLAN devices, with evpn-mh), and per server
                 DIR/configs/servers/<server>/: netplan/60-twinrail.yaml, the dual-send
-                ARP unit and planesteer.json (bond), or <nic>/frr.conf (routed)
+                ARP unit and planesteer.json (bond), or <nic>/frr.conf (routed);
+                with --nos sonic, DIR/configs/<switch>/{frr.conf,config_db.overlay.json}
+                (+ config_db.patch.json with --patch) instead of the switches' files
   --json        print the sizing as JSON instead of text
   --from FILE   read a plan file (checked) instead of sizing a request
   --tables      print the seed's sizing tables as this planner computes them
 
-Exit codes: 0 ok, 64 usage, 65 the request cannot be built, 66 the plan file cannot be
-read, 73 the output cannot be written, 78 a plan file or a plan name refused (the message
+Exit codes: 0 ok, 64 usage, 65 the request cannot be built (or not on SONiC, or a
+HWSKU file is refused), 66 the plan file or a HWSKU file cannot be read, 73 the output cannot be written, 78 a plan file or a plan name refused (the message
 says which field).
 )";
 
@@ -74,6 +89,11 @@ struct Args {
     int radix = 0;
     int portSpeed = 0;
     std::vector<int> breakouts{1};
+    bool sonic = false;
+    std::string hwsku;
+    std::string spineHwsku;
+    int sonicRelease = plan::kSonicDefaultRelease;
+    bool patch = false;
 };
 
 using twinrail::UsageError;
@@ -149,6 +169,24 @@ Args parse(int argc, char** argv) {
                 throw UsageError{"--gateway-mac: \"" + twinrail::names::printable(r.gatewayMac) +
                                  "\" is not a MAC address (xx:xx:xx:xx:xx:xx)"};
             }
+        } else if (f == "--nos") {
+            std::string nos = value(i);
+            if (nos != "linux" && nos != "sonic") {
+                throw UsageError{"--nos: linux or sonic, not \"" + twinrail::names::printable(nos) +
+                                 "\""};
+            }
+            a.sonic = nos == "sonic";
+        } else if (f == "--hwsku") {
+            a.hwsku = value(i);
+        } else if (f == "--spine-hwsku") {
+            a.spineHwsku = value(i);
+        } else if (f == "--sonic-release") {
+            a.sonicRelease = toInt(f, value(i));
+            if (a.sonicRelease < 201811 || a.sonicRelease > 209912 || a.sonicRelease % 100 < 1 ||
+                a.sonicRelease % 100 > 12)
+                throw UsageError{"--sonic-release: a release as YYYYMM, e.g. 202505"};
+        } else if (f == "--patch") {
+            a.patch = true;
         } else if (f == "--out") {
             a.out = value(i);
         } else if (f == "--from") {
@@ -163,6 +201,8 @@ Args parse(int argc, char** argv) {
             throw UsageError{"unknown option " + f};
         }
     }
+    if (!a.sonic && (!a.hwsku.empty() || !a.spineHwsku.empty() || a.patch))
+        throw UsageError{"--hwsku, --spine-hwsku and --patch need --nos sonic"};
     if (a.radix > 0 || a.portSpeed > 0) {
         if (!a.request.leafModel.name.empty())
             throw UsageError{"--model and --radix exclude each other"};
@@ -202,10 +242,11 @@ bool writeFile(const fs::path& path, const std::string& text) {
     return static_cast<bool>(out);
 }
 
-int writePlan(const plan::Plan& p, const fs::path& dir) {
+int writePlan(const plan::Plan& p, const fs::path& dir,
+              const twinrail::plantool::SonicTarget* sonic) {
     // Every path first (each name checked, each path under DIR), then the files: a plan
     // refused here leaves nothing behind.
-    auto files = twinrail::plantool::planFiles(p, dir);
+    auto files = twinrail::plantool::planFiles(p, dir, sonic);
     if (auto* why = std::get_if<std::string>(&files)) {
         std::cerr << "twinrail-plan: refusing to write the plan: " << *why << "\n";
         return exitcode::kConfig;
@@ -223,6 +264,53 @@ int writePlan(const plan::Plan& p, const fs::path& dir) {
     std::cout << plan::sizingReport(p) << "wrote " << (dir / "plan.json").string()
               << ", cabling.csv/json, inventory.json, " << p.switches.size() << " switch and "
               << p.servers.size() << " server configs under " << (dir / "configs").string() << "\n";
+    return exitcode::kOk;
+}
+
+// The HWSKU of a model: --hwsku/--spine-hwsku, else the one shipped for the catalog model.
+std::variant<plan::Sku, int> skuFor(const std::string& given, const std::string& model) {
+    fs::path dir = given;
+    if (dir.empty()) dir = twinrail::plantool::defaultSkuDir(model);
+    if (dir.empty()) {
+        throw UsageError{"--nos sonic: no HWSKU is shipped for model \"" +
+                         twinrail::names::printable(model) + "\"; give --hwsku DIR"};
+    }
+    auto sku = twinrail::plantool::loadSkuDir(dir);
+    if (auto* e = std::get_if<twinrail::plantool::SkuLoadError>(&sku)) {
+        std::cerr << "twinrail-plan: HWSKU: " << e->message << "\n";
+        return e->exitCode;
+    }
+    return std::get<plan::Sku>(sku);
+}
+
+// Loads the HWSKUs and checks, before anything is written, that the plan can be expressed
+// on SONiC and that every switch's ports exist on its SKU (exit 65 with the reason).
+int sonicTarget(const Args& a, const plan::Plan& p, twinrail::plantool::SonicTarget& out) {
+    if (auto why = plan::sonicRefusal(p)) {
+        std::cerr << "twinrail-plan: --nos sonic: " << *why << "\n";
+        return exitcode::kDataErr;
+    }
+    auto leaf = skuFor(a.hwsku, p.request.leafModel.name);
+    if (auto* rc = std::get_if<int>(&leaf)) return *rc;
+    out.leafSku = std::get<plan::Sku>(leaf);
+    const bool sameModel =
+        p.request.spineModel.name.empty() || p.request.spineModel.name == p.request.leafModel.name;
+    if (a.spineHwsku.empty() && (sameModel || !a.hwsku.empty())) {
+        out.spineSku = out.leafSku;
+    } else {
+        auto spine = skuFor(a.spineHwsku, p.request.spineModel.name);
+        if (auto* rc = std::get_if<int>(&spine)) return *rc;
+        out.spineSku = std::get<plan::Sku>(spine);
+    }
+    out.options.release = a.sonicRelease;
+    out.patch = a.patch;
+    for (const auto& sw : p.switches) {
+        auto mapped = plan::mapPorts(sw.spine ? out.spineSku : out.leafSku, sw);
+        if (auto* why = std::get_if<std::string>(&mapped)) {
+            std::cerr << "twinrail-plan: --nos sonic: " << *why << "\n";
+            return exitcode::kDataErr;
+        }
+    }
     return exitcode::kOk;
 }
 
@@ -261,7 +349,12 @@ int run(const Args& a) {
         return exitcode::kDataErr;
     }
     const auto& p = std::get<plan::Plan>(built);
-    if (!a.out.empty()) return writePlan(p, a.out);
+    std::optional<twinrail::plantool::SonicTarget> sonic;
+    if (a.sonic) {
+        sonic.emplace();
+        if (int rc = sonicTarget(a, p, *sonic); rc != exitcode::kOk) return rc;
+    }
+    if (!a.out.empty()) return writePlan(p, a.out, sonic ? &*sonic : nullptr);
     if (a.json) {
         std::cout << plan::toJson(p)["sizing"].dump(2) << "\n";
     } else {

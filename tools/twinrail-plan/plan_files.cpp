@@ -48,8 +48,8 @@ std::variant<fs::path, std::string> outputPath(const fs::path& dir,
     return out;
 }
 
-std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p,
-                                                          const fs::path& dir) {
+std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p, const fs::path& dir,
+                                                          const SonicTarget* sonic) {
     std::vector<OutFile> files;
     auto add = [&dir, &files](const std::vector<PathPart>& parts, std::string text) {
         auto path = outputPath(dir, parts);
@@ -63,6 +63,21 @@ std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p,
         for (size_t i = 0; i < p.switches.size(); ++i) {
             const auto& sw = p.switches[i];
             PathPart name{sw.name, "plan.switches[" + std::to_string(i) + "].name"};
+            if (sonic != nullptr) {
+                const plan::Sku& sku = sw.spine ? sonic->spineSku : sonic->leafSku;
+                auto config = plan::sonicSwitchConfig(p, sw, sku, sonic->options);
+                if (auto* why = std::get_if<std::string>(&config)) throw Refused(*why);
+                const auto& c = std::get<plan::SonicSwitchConfig>(config);
+                add({{"configs", ""}, name, {"frr.conf", ""}}, c.frrConf);
+                add({{"configs", ""}, name, {"config_db.overlay.json", ""}},
+                    c.overlay.dump(2) + "\n");
+                if (sonic->patch) {
+                    auto base = plan::sonicBaseConfigDb(sku, plan::breakoutsOf(c.overlay));
+                    add({{"configs", ""}, name, {"config_db.patch.json", ""}},
+                        plan::sonicPatch(base, c.overlay).dump(2) + "\n");
+                }
+                continue;
+            }
             add({{"configs", ""}, name, {"frr.conf", ""}}, plan::frrConfig(p, sw));
             add({{"configs", ""}, name, {"config_db.json", ""}},
                 plan::configDb(p, sw).dump(2) + "\n");

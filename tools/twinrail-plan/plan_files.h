@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "twinrail/plan/plan.h"
+#include "twinrail/plan/sonic_sku.h"
+#include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::plantool {
 
@@ -30,8 +32,20 @@ struct OutFile {
     std::string text;
 };
 
+// `--nos sonic`: each switch's config_db.overlay.json and split-unified frr.conf (and
+// config_db.patch.json with `patch`, against the SKU's factory-default config) instead of
+// the Linux frr.conf and config_db.json.
+struct SonicTarget {
+    plan::Sku leafSku;
+    plan::Sku spineSku;
+    plan::SonicOptions options;
+    bool patch = false;
+};
+
 // Every file of the plan's output folder, or the first refusal (nothing is written then).
+// Without `sonic`, the Linux target (today's files, byte for byte).
 std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p,
-                                                          const std::filesystem::path& dir);
+                                                          const std::filesystem::path& dir,
+                                                          const SonicTarget* sonic = nullptr);
 
 }  // namespace twinrail::plantool

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "show_views.h"
+#include "sonic_check.h"
 #include "twinrail/common/ip.h"
 #include "twinrail/common/sysexits.h"
 #include "twinrail/common/tool_main.h"
@@ -30,6 +31,9 @@ constexpr const char* kUsage = R"(usage: twinrail [REDIS OPTIONS] [--json] show 
        twinrail [--json] verify (--plan FILE --inventory FILE | --lab NAME)
        twinrail [REDIS OPTIONS] clear host-freeze IP   thaw an address frozen after too
                                                        many moves between ports
+       twinrail sonic-check FILE [--base FILE] [--yang-dir DIR]...
+                                                  check a config_db.json against
+                                                  SONiC's YANG (twinrail sonic-check --help)
        twinrail plan [twinrail-plan options]      (twinrail plan --help)
        twinrail lab <command> [options]           (twinrail lab --help)
 
@@ -336,6 +340,8 @@ int main(int argc, char** argv) {
         Options o = parse(argc, argv);
         if (!o.words.empty() && (o.words[0] == "plan" || o.words[0] == "lab"))
             return execTool("twinrail-" + o.words[0], {o.words.begin() + 1, o.words.end()});
+        if (!o.words.empty() && o.words[0] == "sonic-check")
+            return cli::sonicCheckCommand({o.words.begin() + 1, o.words.end()});
         if (wantsHelp(o.words)) {
             std::cout << kUsage;
             return exitcode::kOk;

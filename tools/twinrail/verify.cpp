@@ -9,6 +9,16 @@ struct Seen {
     std::string leaf, port, how;  // "routed" (installed), "unresponsive", "foreign", "refused"
 };
 
+// The port a HOST_ROUTE_TABLE row puts the host behind: the member port (`port`) when the
+// host is on an SVI (SONiC: one VLAN per rail), else the interface itself.
+std::string portOf(const Fields& row) {
+    for (const char* field : {"port", "ifname"}) {
+        auto it = row.find(field);
+        if (it != row.end() && !it->second.empty()) return it->second;
+    }
+    return "";
+}
+
 // Every place a NIC's address shows up on a leaf: routed, tracked but not answering,
 // or heard on a port whose subnet it does not belong to.
 std::vector<Seen> sightings(const plan::Plan& plan, const std::map<std::string, SwitchState>& st,
@@ -21,12 +31,10 @@ std::vector<Seen> sightings(const plan::Plan& plan, const std::map<std::string, 
         if (auto h = it->second.hosts.find(address); h != it->second.hosts.end()) {
             auto state = h->second.find("state");
             bool installed = state != h->second.end() && state->second == "installed";
-            out.push_back({sw.name, h->second.count("ifname") ? h->second.at("ifname") : "",
-                           installed ? "routed" : "unresponsive"});
+            out.push_back({sw.name, portOf(h->second), installed ? "routed" : "unresponsive"});
         }
         if (auto f = it->second.foreign.find(address); f != it->second.foreign.end()) {
-            out.push_back(
-                {sw.name, f->second.count("ifname") ? f->second.at("ifname") : "", "foreign"});
+            out.push_back({sw.name, portOf(f->second), "foreign"});
         }
         // Refused claims: where the address was heard against the plan's binding. For a NIC
         // not routed where it should be, that is where its cable ends.

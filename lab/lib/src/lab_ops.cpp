@@ -50,9 +50,21 @@ std::pair<std::string, std::string> splitTarget(const std::string& target) {
     return {target.substr(0, colon), target.substr(colon + 1)};
 }
 
+// Lowercase for nodes and the Linux layout's ports; SONiC's ports are EthernetN.
 bool isPortName(const std::string& s) {
     return !s.empty() && s.size() <= 15 &&
-           s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
+           s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") ==
+               std::string::npos;
+}
+
+// NODE[:PORT] of a fail or restore: a switch port of a SONiC-layout lab may be given by its
+// plan name (swp3) or its EthernetN name; the kernel has the EthernetN one.
+std::pair<std::string, std::string> labTarget(const std::string& lab, const std::string& target) {
+    auto [node, port] = splitTarget(target);
+    if (!isPortName(node) || (!port.empty() && !isPortName(port)))
+        throw std::invalid_argument("\"" + target + "\" is not <node> or <node>:<port>");
+    if (!port.empty()) port = labPortName(labSonicRecord(lab), node, port);
+    return {node, port};
 }
 
 // Every interface of a node but lo.
@@ -103,9 +115,7 @@ std::vector<std::string> PlanLab::down(const std::string& name) {
 }
 
 void failNode(const std::string& lab, const std::string& target) {
-    auto [node, port] = splitTarget(target);
-    if (!isPortName(node) || (!port.empty() && !isPortName(port)))
-        throw std::invalid_argument("\"" + target + "\" is not <node> or <node>:<port>");
+    auto [node, port] = labTarget(lab, target);
     std::vector<std::string> ports =
         port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
     if (ports.empty()) throw std::runtime_error("no node " + node + " in lab " + lab);
@@ -117,9 +127,7 @@ void failNode(const std::string& lab, const std::string& target) {
 }
 
 void restoreNode(const std::string& lab, const LabBinaries& bins, const std::string& target) {
-    auto [node, port] = splitTarget(target);
-    if (!isPortName(node) || (!port.empty() && !isPortName(port)))
-        throw std::invalid_argument("\"" + target + "\" is not <node> or <node>:<port>");
+    auto [node, port] = labTarget(lab, target);
     std::vector<std::string> ports =
         port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
     std::vector<Argv> cmds;

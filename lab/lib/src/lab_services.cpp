@@ -13,6 +13,8 @@
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/server_config.h"
+#include "twinrail/redis/sonic_db.h"
+#include "twinrail/redis/sync_reader.h"
 
 namespace twinrail::lab {
 namespace fs = std::filesystem;
@@ -70,6 +72,36 @@ std::vector<pid_t> pidsNamed(const std::string& lab, const std::string& node,
     return out;
 }
 
+// A switch in SONiC's layout (sonic_lab.cpp) has database_config.json next to its socket.
+std::string sonicDbConfig(const std::string& lab, const std::string& node) {
+    std::string path = PlanLab::stateDir(lab) + "/" + node + "/database_config.json";
+    return fs::exists(path) ? path : "";
+}
+
+// CONFIG_DB from the switch's config_db.json, as `config load` writes it: a row without
+// fields is kept with SONiC's "NULL": "NULL" marker.
+void loadConfigDb(const std::string& lab, const std::string& node, const std::string& dbConfig) {
+    const std::string file = PlanLab::stateDir(lab) + "/" + node + "/config_db.json";
+    auto db = nlohmann::json::parse(readFile(file), nullptr, false);
+    if (!db.is_object()) throw std::runtime_error(file + ": not a config_db.json");
+    auto at = redis::resolveDb("CONFIG_DB", {}, dbConfig);
+    redis::SyncReader conn;
+    if (auto err = conn.connect(at.endpoint, at.id))
+        throw std::runtime_error("CONFIG_DB of " + node + ": " + *err);
+    for (const auto& [table, rows] : db.items()) {
+        for (const auto& [key, row] : rows.items()) {
+            redis::Fields fields;
+            for (const auto& [f, v] : row.items())
+                fields.emplace_back(f, v.is_string() ? v.get<std::string>() : v.dump());
+            if (fields.empty()) fields.emplace_back("NULL", "NULL");
+            if (!conn.hset(table + at.separator + key, fields)) {
+                throw std::runtime_error("CONFIG_DB of " + node + ": " +
+                                         conn.error().value_or("?"));
+            }
+        }
+    }
+}
+
 void startRedis(const std::string& lab, const std::string& node) {
     std::string d = PlanLab::stateDir(lab) + "/" + node;
     std::string sock = d + "/redis.sock";
@@ -86,6 +118,10 @@ void startRedis(const std::string& lab, const std::string& node) {
         throw std::runtime_error("redis-server on " + node + " did not start; see " + d +
                                  "/redis.log");
     }
+    // SONiC's switch comes up with its CONFIG_DB loaded; so does a SONiC-layout lab switch
+    // (also when `twinrail-lab start NODE redis` brings an empty Redis back).
+    if (auto dbConfig = sonicDbConfig(lab, node); !dbConfig.empty())
+        loadConfigDb(lab, node, dbConfig);
 }
 
 void startDaemon(const std::string& lab, const LabBinaries& bins, const std::string& node,
@@ -97,10 +133,14 @@ void startDaemon(const std::string& lab, const LabBinaries& bins, const std::str
     NotifyListener ready(d + "/" + what + ".notify");
     std::string pidFile = d + "/" + what + ".pid";
     fs::remove(pidFile);
-    startDetached(lab, node, ready.path(), s,
-                  {bin, "--config", d + "/config_db.json", "--redis-socket", d + "/redis.sock",
-                   "--frr-pathspace", PlanLab::nsPrefix(lab) + node},
-                  log, pidFile);
+    // SONiC's layout: Redis found through database_config.json and the config read from
+    // CONFIG_DB, as on a switch; the Linux layout: the config file and the socket.
+    const std::string dbConfig = sonicDbConfig(lab, node);
+    Argv argv = dbConfig.empty() ? Argv{bin, "--config", d + "/config_db.json", "--redis-socket",
+                                        d + "/redis.sock"}
+                                 : Argv{bin, "--db-config", dbConfig};
+    argv.insert(argv.end(), {"--frr-pathspace", PlanLab::nsPrefix(lab) + node});
+    startDetached(lab, node, ready.path(), s, argv, log, pidFile);
     auto alive = [pidFile] {
         if (!fs::exists(pidFile)) return true;  // not written yet
         std::string pid = readFile(pidFile);

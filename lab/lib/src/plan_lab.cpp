@@ -41,14 +41,17 @@ plan::Request defaultLabRequest(plan::Attach attach) {
     return r;
 }
 
-PlanLab::PlanLab(std::string name, plan::Plan plan, LabBinaries bins)
+PlanLab::PlanLab(std::string name, plan::Plan plan, LabBinaries bins,
+                 std::optional<SonicLayout> sonic)
     : name_(std::move(name)),
       prefix_(nsPrefix(name_)),
       dir_(stateDir(name_)),
       plan_(std::move(plan)),
-      bins_(std::move(bins)) {
+      bins_(std::move(bins)),
+      sonic_(std::move(sonic)) {
     if (!validName(name_))
         throw std::invalid_argument("lab name \"" + name_ + "\": use 1-6 of a-z and 0-9");
+    if (sonic_) prepareSonic(plan_);
 }
 
 bool PlanLab::validName(const std::string& name) {
@@ -86,6 +89,7 @@ void PlanLab::up(bool keepOnFailure) {
     try {
         fs::create_directories(dir_);
         std::ofstream(dir_ + "/plan.json") << plan::toJson(plan_).dump(1) << "\n";
+        if (sonic_) std::ofstream(dir_ + "/sonic.json") << sonicRecord_.dump(1) << "\n";
         buildNamespaces();
         if (!waitUntil([this] { return converged(); }, 120s, 500ms)) {
             throw std::runtime_error(
@@ -123,9 +127,13 @@ void PlanLab::buildNamespaces() {
         fabric.runOk(node, {"sysctl", "-qw", "net.ipv4.conf.all.ignore_routes_with_linkdown=1",
                             "net.ipv4.conf.default.ignore_routes_with_linkdown=1"});
     }
-    addressSwitches();
+    if (sonic_) {
+        addressSonicSwitches();
+    } else {
+        addressSwitches();
+    }
     for (const auto& sw : plan_.switches) {
-        std::string conf = plan::frrConfig(plan_, sw);
+        std::string conf = frrConfFor(sw);
         // Not 180 s (FRR's default, for a switch coming up under load): the lab's ES
         // ports come up with it.
         if (evpn && !sw.spine) conf = "evpn mh startup-delay 1\n" + conf;
@@ -138,7 +146,13 @@ void PlanLab::buildNamespaces() {
         buildEvpnLinks();
     }
     addressNics();
-    for (const auto& sw : plan_.switches) startSwitch(sw);
+    for (const auto& sw : plan_.switches) {
+        if (sonic_) {
+            startSonicSwitch(sw);
+        } else {
+            startSwitch(sw);
+        }
+    }
     if (r().attach == plan::Attach::Routed) {
         for (const auto& srv : plan_.servers) {
             for (const auto& nic : srv.nics)

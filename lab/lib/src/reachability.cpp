@@ -12,9 +12,14 @@ namespace {
 
 // Destinations a switch has a route to (host routes and BGP routes, not the discard
 // routes that originate its rail subnets).
+// A SONiC-layout leaf keeps its own hosts in hostrouted's table only (no `ip import-table`:
+// they reach BGP as `network` lines), so that table counts too.
 std::set<std::string> routedHosts(const std::string& lab, const std::string& node) {
     std::set<std::string> out;
-    std::istringstream in(inNodeRun(lab, node, {"ip", "route", "show"}).out);
+    std::string routes = inNodeRun(lab, node, {"ip", "route", "show"}).out;
+    if (!labSonicRecord(lab).is_null())
+        routes += inNodeRun(lab, node, {"ip", "route", "show", "table", "10"}).out;
+    std::istringstream in(routes);
     for (std::string line; std::getline(in, line);) {
         if (line.empty() || line[0] == ' ' || line[0] == '\t') continue;
         if (line.find("blackhole") != std::string::npos ||

@@ -26,7 +26,6 @@ constexpr auto kFirstSnapshotTimeout = std::chrono::seconds(30);
 // Events held back during one snapshot; beyond this they are dropped and another snapshot
 // taken after it instead, as after ENOBUFS.
 constexpr size_t kMaxQueuedBytes = size_t{64} * 1024 * 1024;
-constexpr int kDelivering = 4;
 
 struct Dump {
     uint16_t type;
@@ -34,9 +33,12 @@ struct Dump {
 };
 constexpr Dump kDumps[] = {{RTM_GETLINK, AF_UNSPEC},
                            {RTM_GETADDR, AF_UNSPEC},
+                           {RTM_GETNEIGH, AF_BRIDGE},
                            {RTM_GETNEIGH, AF_INET},
                            {RTM_GETNEIGH, AF_INET6}};
 constexpr int kStages = sizeof kDumps / sizeof kDumps[0];
+constexpr int kFdbStage = 2;  // only with MonitorOptions::bridgeFdb
+constexpr int kDelivering = kStages;
 
 nl_sock* openEventSocket(int receiveBuffer) {
     nl_sock* sock = nl_socket_alloc();
@@ -137,12 +139,21 @@ void NetlinkMonitor::beginSnapshot(const std::string& reason) {
     sendDump();
 }
 
+int NetlinkMonitor::nextStage(int stage) const {
+    ++stage;
+    if (stage == kFdbStage && !options_.bridgeFdb) ++stage;
+    return stage;
+}
+
 void NetlinkMonitor::sendDump() {
     current_->clear();
-    rtgenmsg body{};
-    body.rtgen_family = kDumps[stage_].family;
+    // The FDB dump wants a whole ndmsg: the kernel reads a shorter request as an ifinfomsg
+    // and refuses it.
+    ndmsg body{};
+    body.ndm_family = kDumps[stage_].family;
+    size_t length = kDumps[stage_].family == AF_BRIDGE ? sizeof body : sizeof(rtgenmsg);
     int rc = dumps_->start(
-        detail::dumpRequest(kDumps[stage_].type, &body, sizeof body),
+        detail::dumpRequest(kDumps[stage_].type, &body, length),
         [this](nlmsghdr* msg) { current_->append(msg); },
         [this](int error, bool interrupted) { onDumpDone(error, interrupted); });
     if (rc != 0) abortSnapshot(rc);
@@ -167,7 +178,8 @@ void NetlinkMonitor::onDumpDone(int error, bool interrupted) {
     }
     dumped_->append(*current_);
     current_->clear();
-    if (++stage_ < kStages) {
+    stage_ = nextStage(stage_);
+    if (stage_ < kStages) {
         attempt_ = 1;
         sendDump();
         return;
@@ -284,6 +296,8 @@ void NetlinkMonitor::dispatch(nlmsghdr* msg) {
         observer_.onAddress(addr->addr, addr->removed);
     } else if (auto* neigh = std::get_if<NeighborMsg>(&decoded)) {
         observer_.onNeighbor(neigh->neigh, neigh->removed);
+    } else if (auto* fdb = std::get_if<FdbMsg>(&decoded)) {
+        observer_.onFdb(fdb->fdb, fdb->removed);
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <linux/if.h>
 #include <linux/if_addr.h>
+#include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
@@ -13,6 +14,11 @@ namespace twinrail::netlink {
 
 bool NeighborEntry::isExtLearned() const {
     return (flags & NTF_EXT_LEARNED) != 0;
+}
+
+bool FdbEntry::isHostEntry() const {
+    return master != 0 && ifindex != master && (flags & NTF_SELF) == 0 &&
+           (state & NUD_PERMANENT) == 0;
 }
 
 std::string nudStateName(uint16_t state) {
@@ -57,6 +63,17 @@ std::optional<MacAddr> macAttr(nlattr* attr) {
     return mac;
 }
 
+// IFLA_VLAN_ID inside a vlan device's IFLA_INFO_DATA; 0 (no VLAN) when absent, odd-sized,
+// or outside 1..4094, so a bad message never names a VLAN it does not carry.
+uint16_t vlanIdOf(nlattr* data) {
+    if (data == nullptr) return 0;
+    nlattr* vlan[IFLA_VLAN_MAX + 1] = {};
+    if (nla_parse_nested(vlan, IFLA_VLAN_MAX, data, nullptr) != 0) return 0;
+    if (vlan[IFLA_VLAN_ID] == nullptr || nla_len(vlan[IFLA_VLAN_ID]) != 2) return 0;
+    uint16_t id = nla_get_u16(vlan[IFLA_VLAN_ID]);
+    return id >= 1 && id <= 4094 ? id : 0;
+}
+
 Decoded decodeLink(nlmsghdr* hdr) {
     nlattr* tb[IFLA_MAX + 1] = {};
     if (nlmsg_parse(hdr, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0)
@@ -86,6 +103,9 @@ Decoded decodeLink(nlmsghdr* hdr) {
         msg.link.kind.assign(kind,
                              strnlen(kind, static_cast<size_t>(nla_len(info[IFLA_INFO_KIND]))));
     }
+    if (tb[IFLA_LINK] != nullptr && nla_len(tb[IFLA_LINK]) == 4)
+        msg.link.lower = static_cast<int>(nla_get_u32(tb[IFLA_LINK]));
+    if (msg.link.kind == "vlan") msg.link.vlanId = vlanIdOf(info[IFLA_INFO_DATA]);
     return msg;
 }
 
@@ -106,11 +126,34 @@ Decoded decodeAddress(nlmsghdr* hdr) {
     return msg;
 }
 
+Decoded decodeFdb(nlmsghdr* hdr, nlattr** tb) {
+    auto* ndm = static_cast<ndmsg*>(nlmsg_data(hdr));
+    auto mac = macAttr(tb[NDA_LLADDR]);
+    if (!mac) return Skipped{};  // names no host (the kernel sends one with every entry)
+    FdbMsg msg;
+    msg.removed = hdr->nlmsg_type == RTM_DELNEIGH;
+    msg.fdb.ifindex = ndm->ndm_ifindex;
+    msg.fdb.mac = *mac;
+    msg.fdb.state = ndm->ndm_state;
+    msg.fdb.flags = ndm->ndm_flags;
+    if (tb[NDA_MASTER] != nullptr && nla_len(tb[NDA_MASTER]) == 4)
+        msg.fdb.master = static_cast<int>(nla_get_u32(tb[NDA_MASTER]));
+    // A VLAN-aware bridge keys its entries by (VLAN, MAC); an odd-sized or out-of-range
+    // NDA_VLAN is a malformed entry, not VLAN 0 (which would place it in every VLAN).
+    if (tb[NDA_VLAN] != nullptr) {
+        if (nla_len(tb[NDA_VLAN]) != 2) return Malformed{"fdb entry with a bad NDA_VLAN size"};
+        msg.fdb.vlan = nla_get_u16(tb[NDA_VLAN]);
+        if (msg.fdb.vlan == 0 || msg.fdb.vlan > 4094) return Malformed{"fdb entry with a bad VLAN"};
+    }
+    return msg;
+}
+
 Decoded decodeNeighbor(nlmsghdr* hdr) {
     nlattr* tb[NDA_MAX + 1] = {};
     if (nlmsg_parse(hdr, sizeof(ndmsg), tb, NDA_MAX, nullptr) < 0)
         return Malformed{"neighbor message with bad attributes"};
     auto* ndm = static_cast<ndmsg*>(nlmsg_data(hdr));
+    if (ndm->ndm_family == AF_BRIDGE) return decodeFdb(hdr, tb);
     if (ndm->ndm_family != AF_INET && ndm->ndm_family != AF_INET6) return Skipped{};
     auto ip = addrAttr(tb[NDA_DST], ndm->ndm_family);
     if (!ip) return Malformed{"neighbor message without a destination address"};

@@ -4,27 +4,17 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "frr_text.h"
 #include "twinrail/plan/evpn_mh.h"
 
 namespace twinrail::plan {
 namespace {
 
 using json = nlohmann::json;
-constexpr int kFrrMaxPaths = 64;  // Debian's FRR is built with 64-way multipath
-constexpr int kHostRouteTable = 10;
-
-std::string n(long v) {
-    return std::to_string(v);
-}
-
-std::string bgpPeerGroup(const std::string& group, const std::vector<std::string>& ports) {
-    std::string c = " neighbor " + group + " peer-group\n";
-    c += " neighbor " + group + " remote-as external\n";
-    c += " neighbor " + group + " advertisement-interval 0\n";
-    c += " neighbor " + group + " timers 3 9\n";
-    for (const auto& p : ports) c += " neighbor " + p + " interface peer-group " + group + "\n";
-    return c;
-}
+using frrtext::kHostRouteTable;
+using frrtext::n;
+constexpr int kFrrMaxPaths = frrtext::kMaxPaths;
+const auto& bgpPeerGroup = frrtext::peerGroup;
 
 std::vector<std::string> portsOf(const Switch& sw, PortRole role) {
     std::vector<std::string> out;

@@ -11,10 +11,10 @@ namespace twinrail::redis {
 DbLocation resolveDb(const std::string& name, const Endpoint& fallback,
                      const std::string& configPath) {
     static const std::map<std::string, int> kWellKnown = {
-        {"APPL_DB", 0}, {"COUNTERS_DB", 2}, {"CONFIG_DB", 4}, {"STATE_DB", 6}};
+        {"APPL_DB", 0}, {"ASIC_DB", 1}, {"COUNTERS_DB", 2}, {"CONFIG_DB", 4}, {"STATE_DB", 6}};
     DbLocation loc;
     loc.endpoint = fallback;
-    loc.separator = (name == "APPL_DB" || name == "COUNTERS_DB") ? ':' : '|';
+    loc.separator = (name == "APPL_DB" || name == "ASIC_DB" || name == "COUNTERS_DB") ? ':' : '|';
     if (!configPath.empty() && std::filesystem::exists(configPath)) {
         std::ifstream in(configPath);
         nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);

@@ -10,6 +10,7 @@
 
 #include "twinrail/common/sysexits.h"
 #include "twinrail/redis/auth.h"
+#include "twinrail/service/yang_check.h"
 
 namespace twinrail::service {
 namespace {
@@ -21,7 +22,12 @@ std::string usage(const ServiceSpec& spec) {
            "Config (SONiC CONFIG_DB tables " + tables + "):\n" +
            R"(  --config FILE          read the config_db.json-shaped FILE instead of CONFIG_DB
                          (SIGHUP re-reads it)
-  --check-config         validate the config and exit (0, or 78 with the bad field)
+  --check-config         validate the config and exit (0, or 78 with the bad field);
+                         then check the daemon's tables against the YANG models, as
+                         SONiC's config reload would (skipped, with a notice, when
+                         no model of them is installed, as off SONiC)
+  --yang-dir DIR         YANG modules for --check-config (repeatable; default
+                         /usr/local/yang-models when it exists, /usr/share/twinrail/yang)
 Redis:
   --redis-socket PATH    unix socket (default: from database_config.json, else TCP)
   --redis-host HOST      default 127.0.0.1
@@ -34,8 +40,18 @@ Redis:
                          (default /var/run/redis/sonic-db/database_config.json)
   --no-state-db          do not publish state (implied by --config without --redis-*)
 FRR:
+  --frr vtysh|vty-tcp    vtysh and FRR's unix sockets on this host (default), or
+                         zebra's and bgpd's vty TCP ports (SONiC: FRR runs in the
+                         bgp container)
   --vtysh PATH           default /usr/bin/vtysh
   --frr-pathspace NAME   FRR instance started with -N NAME
+  --frr-vty-address IP   vty-tcp: where zebra (2601) and bgpd (2605) listen
+                         (default 127.0.0.1)
+  --frr-password-file PATH
+                         vty-tcp: the vty password (one line; the file must not be
+                         readable by group or others); also the enable password
+                         unless --frr-enable-password-file
+  --frr-enable-password-file PATH
   --no-frr-check         do not read or change FRR's configuration
 Other:
   --log-level LEVEL      error, warning, notice, info (default) or debug
@@ -91,11 +107,21 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
                          "use --redis-user/--redis-password-file for AUTH\n";
             return ParsedArgs{std::nullopt, exitcode::kConfig};
         }
-        static const std::set<std::string> kValued = {"--config",        "--redis-socket",
-                                                      "--redis-host",    "--redis-port",
-                                                      "--redis-user",    "--redis-password-file",
-                                                      "--db-config",     "--vtysh",
-                                                      "--frr-pathspace", "--log-level"};
+        static const std::set<std::string> kValued = {"--config",
+                                                      "--redis-socket",
+                                                      "--redis-host",
+                                                      "--redis-port",
+                                                      "--redis-user",
+                                                      "--redis-password-file",
+                                                      "--db-config",
+                                                      "--vtysh",
+                                                      "--frr-pathspace",
+                                                      "--log-level",
+                                                      "--yang-dir",
+                                                      "--frr",
+                                                      "--frr-vty-address",
+                                                      "--frr-password-file",
+                                                      "--frr-enable-password-file"};
         if (kValued.count(a) == 0) {
             std::cerr << spec.name << ": unknown option " << a << "\n" << usage(spec);
             return bad;
@@ -126,12 +152,30 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
                 std::cerr << spec.name << ": " << *err << "\n";
                 return ParsedArgs{std::nullopt, exitcode::kConfig};
             }
+        } else if (a == "--yang-dir") {
+            o.yangDirs.push_back(v);
         } else if (a == "--db-config") {
             o.dbConfig = v;
         } else if (a == "--vtysh") {
-            o.vtysh.binary = v;
+            o.frr.vtysh.binary = v;
         } else if (a == "--frr-pathspace") {
-            o.vtysh.pathspace = v;
+            o.frr.vtysh.pathspace = v;
+        } else if (a == "--frr") {
+            auto kind = frr::parseAccessKind(v);
+            if (!kind) {
+                std::cerr << spec.name << ": --frr " << v << ": vtysh or vty-tcp\n";
+                return bad;
+            }
+            o.frr.kind = *kind;
+        } else if (a == "--frr-vty-address") {
+            o.frr.tcp.address = v;
+        } else if (a == "--frr-password-file" || a == "--frr-enable-password-file") {
+            // Read now, once, as the Redis password: never on argv, never logged.
+            auto& into = a == "--frr-password-file" ? o.frr.tcp.password : o.frr.tcp.enablePassword;
+            if (auto err = frr::readVtyPasswordFile(v, into)) {
+                std::cerr << spec.name << ": " << a << ": " << *err << "\n";
+                return ParsedArgs{std::nullopt, exitcode::kConfig};
+            }
         } else if (a == "--log-level") {
             static const std::map<std::string, log::Priority> kLevels = {
                 {"error", log::Priority::Error},
@@ -146,6 +190,10 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
             }
             o.level = it->second;
         }
+    }
+    if (auto why = frr::checkAccess(o.frr); why && o.checkFrr) {
+        std::cerr << spec.name << ": --frr vty-tcp: " << *why << "\n";
+        return ParsedArgs{std::nullopt, exitcode::kConfig};
     }
     if (!o.redis.user.empty() && o.redis.password.empty()) {
         std::cerr << spec.name << ": --redis-user needs --redis-password-file\n";
@@ -228,6 +276,9 @@ void ServiceHost::configFailed(const std::string& what) {
 void ServiceHost::onConfig(const nlohmann::json& doc, const std::string& origin) {
     if (auto err = hooks_.check(doc)) return configFailed(origin + ": " + *err);
     if (opts_.checkOnly) {
+        auto yang = checkConfigYang(spec_.tables, opts_.yangDirs, doc);
+        for (const auto& n : yang.notices) log::notice(n);
+        if (yang.error) return configFailed(origin + ": " + *yang.error);
         log::notice("config OK");
         return shutdown(exitcode::kOk);
     }

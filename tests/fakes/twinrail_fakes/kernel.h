@@ -16,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -26,8 +27,8 @@
 
 namespace twinrail::fakes {
 
-// The kernel's links, addresses and neighbors. A test edits them (setLink, setNeighbor...);
-// each edit is delivered to the observer as an event followed by onBurstEnd, and a
+// The kernel's links, addresses, bridge FDB and neighbors. A test edits them (setLink,
+// setNeighbor...); each edit is delivered to the observer as an event followed by onBurstEnd, and a
 // snapshot replays the whole state between onSnapshotBegin and onSnapshotEnd. start()
 // delivers the first snapshot before it returns, as NetlinkMonitor does. Snapshots
 // requested later are only recorded: like NetlinkMonitor's, they reach the observer after
@@ -80,6 +81,19 @@ class FakeKernel final : public netlink::KernelEvents {
         neighbors_.erase(it);
         event([this, n] { observer_.onNeighbor(n, true); });
     }
+    // Bridge FDB entries (MAC -> bridge port), keyed by bridge, VLAN and MAC as the kernel's
+    // are (VLAN 0: a VLAN-unaware bridge's entry).
+    void setFdb(const netlink::FdbEntry& f) {
+        fdb_[{f.master, f.vlan, f.mac}] = f;
+        event([this, f] { observer_.onFdb(f, false); });
+    }
+    void removeFdb(int master, const MacAddr& mac, uint16_t vlan = 0) {
+        auto it = fdb_.find({master, vlan, mac});
+        if (it == fdb_.end()) return;
+        auto f = it->second;
+        fdb_.erase(it);
+        event([this, f] { observer_.onFdb(f, true); });
+    }
     // A change the event stream lost (ENOBUFS): only a snapshot shows it.
     void setNeighborSilently(const netlink::NeighborEntry& n) { neighbors_[{n.ifindex, n.ip}] = n; }
     void removeNeighborSilently(int ifindex, const IpAddr& ip) { neighbors_.erase({ifindex, ip}); }
@@ -96,6 +110,8 @@ class FakeKernel final : public netlink::KernelEvents {
             observer_.onBurstEnd();
             return;
         }
+        // As NetlinkMonitor with bridgeFdb: the FDB before the neighbors.
+        for (const auto& [k, f] : fdb_) observer_.onFdb(f, false);
         for (const auto& [k, n] : neighbors_) observer_.onNeighbor(n, false);
         observer_.onSnapshotEnd();
         observer_.onBurstEnd();
@@ -114,6 +130,7 @@ class FakeKernel final : public netlink::KernelEvents {
     std::map<int, netlink::LinkState> links_;
     std::vector<netlink::AddressEntry> addresses_;
     std::map<std::pair<int, IpAddr>, netlink::NeighborEntry> neighbors_;
+    std::map<std::tuple<int, uint16_t, MacAddr>, netlink::FdbEntry> fdb_;
     std::vector<std::string> requested_;
     netlink::MonitorStats stats_;
     bool started_ = false;

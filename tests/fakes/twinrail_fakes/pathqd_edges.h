@@ -1,8 +1,8 @@
 // Fakes of pathqd's own edges (daemons/pathqd/edges.h): a counter source whose ports a
 // test sets (rates become byte counters that grow with the time between reads), the link
-// probes and the INT collector with what each port has heard, and a route writer that
-// lands in a FakeRouteTable the test keeps. Answers are posted on the io_context, as the
-// real edges' are.
+// probes and the INT collector with what each port has heard, a route writer that lands
+// in a FakeRouteTable the test keeps, and the weights in force as a test sets them (the
+// weight audit's source). Answers are posted on the io_context, as the real edges' are.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "counter_source.h"
+#include "forwarding_weights.h"
 #include "int_collector.h"
 #include "link_probe.h"
 #include "twinrail/netlink/route_table.h"
@@ -146,6 +147,30 @@ class RouteWriterInto final : public netlink::RouteProgrammer {
 
   private:
     netlink::RouteProgrammer& table_;
+};
+
+// The weight audit's source: the routes (or the error) a test sets, answered on the loop;
+// repairable says whether the auditor may delete diverged routes from the kernel.
+class FakeForwardingWeights final : public pathqd::ForwardingWeights {
+  public:
+    explicit FakeForwardingWeights(boost::asio::io_context& io) : io_(io) {}
+    void read(Done done) override {
+        ++reads;
+        boost::asio::post(io_, [done = std::move(done), r = result, e = error] { done(r, e); });
+    }
+    pathqd::PortWeights frrWeightsOf(const std::vector<pathqd::BgpPath>& paths) const override {
+        return pathqd::impliedWeights(paths);
+    }
+    bool kernelRepairable() const override { return repairable; }
+    const char* name() const override { return "fake"; }
+
+    pathqd::ForwardedRead result;
+    std::string error;  // set: every read fails
+    bool repairable = false;
+    size_t reads = 0;
+
+  private:
+    boost::asio::io_context& io_;
 };
 
 }  // namespace twinrail::fakes

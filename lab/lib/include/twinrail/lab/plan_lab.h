@@ -14,10 +14,13 @@
 #include <sys/types.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "twinrail/lab/shell.h"
+#include "twinrail/lab/sonic_layout.h"
 #include "twinrail/plan/plan.h"
 
 namespace twinrail::lab {
@@ -37,10 +40,25 @@ struct LabBinaries {
 // seed's design), or routed: servers that run receive-only BGP (--attach routed).
 plan::Request defaultLabRequest(plan::Attach attach = plan::Attach::Bond);
 
+// `up --nos sonic`: the switches in SONiC's layout, built from the planner's SONiC overlay
+// (sonic_layout.h, docs/lab.md "SONiC layout"). The HWSKU of a switch model is
+// `hwskuDir` when given, else lab/hwsku/<model>, else the planner's libs/plan/hwsku/<model>.
+struct SonicLayout {
+    int release = kLabSonicRelease;
+    std::string hwskuDir;
+};
+// The HWSKU directory the lab uses for `model` (throws SonicLayoutError when none exists).
+std::string labSkuDir(const std::string& model, const std::string& hwskuDir = "");
+// The lab's sonic.json (sonicRecord()), or null for a lab in the Linux layout.
+nlohmann::json labSonicRecord(const std::string& labName);
+
 class PlanLab {
   public:
     // `name`: 1-6 of [a-z0-9]; it keeps interface and namespace names short and unique.
-    PlanLab(std::string name, plan::Plan plan, LabBinaries bins);
+    // With `sonic`, the plan's switch ports are renamed to their HWSKU names at once (plan()
+    // has EthernetN names); a plan SONiC cannot express throws SonicLayoutError.
+    PlanLab(std::string name, plan::Plan plan, LabBinaries bins,
+            std::optional<SonicLayout> sonic = std::nullopt);
 
     static bool validName(const std::string& name);
     static std::string stateDir(const std::string& name);
@@ -72,12 +90,23 @@ class PlanLab {
     void startBondNic(const plan::Server& srv, const plan::Nic& nic);
     const plan::Request& r() const { return plan_.request; }
     bool converged() const;
+    // The SONiC layout (sonic_lab.cpp).
+    void prepareSonic(const plan::Plan& plannerPlan);
+    void addressSonicSwitches();
+    void startSonicSwitch(const plan::Switch& sw);
+    std::string frrConfFor(const plan::Switch& sw) const;
 
     std::string name_;
     std::string prefix_;
     std::string dir_;
     plan::Plan plan_;
     LabBinaries bins_;
+    std::optional<SonicLayout> sonic_;
+    // Per switch: the SKU's default config_db with the overlay, lab overrides applied; and
+    // the overlay's frr.conf.
+    std::map<std::string, nlohmann::json> sonicConfigDb_;
+    std::map<std::string, std::string> sonicFrrConf_;
+    nlohmann::json sonicRecord_;
 };
 
 // A NIC's emulated bond, as the lab builds it from the plan (bond attachment).

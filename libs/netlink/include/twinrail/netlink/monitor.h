@@ -46,6 +46,9 @@ class NetlinkObserver {
     virtual void onLink(const LinkState& link, bool removed) = 0;
     virtual void onAddress(const AddressEntry& addr, bool removed) = 0;
     virtual void onNeighbor(const NeighborEntry& neigh, bool removed) = 0;
+    // Bridge FDB entries (MAC -> bridge port). Dumped only with MonitorOptions::bridgeFdb;
+    // events arrive either way, and an observer that does not care ignores them.
+    virtual void onFdb(const FdbEntry& /*fdb*/, bool /*removed*/) {}
     virtual void onSnapshotBegin() = 0;
     virtual void onSnapshotEnd() = 0;
     // The dumps failed part-way: what arrived was delivered, but nothing is known to be
@@ -70,6 +73,9 @@ struct MonitorOptions {
     // Tests only: when set and it returns true, that dump counts as flagged NLM_F_DUMP_INTR,
     // as the kernel flags a dump that races a change (hard to provoke on demand).
     std::function<bool(int rtmType)> interruptDump;
+    // Dump the bridges' forwarding databases too (before the neighbors, so that a host
+    // heard on a bridge already has its port): for hosts on SVIs.
+    bool bridgeFdb = false;
 };
 
 // The kernel's links, addresses and neighbors as a daemon follows them: the edge that
@@ -113,6 +119,7 @@ class NetlinkMonitor final : public KernelEvents {
     void armRead();
     void drain();
     void beginSnapshot(const std::string& reason);
+    int nextStage(int stage) const;
     void sendDump();
     void onDumpDone(int error, bool interrupted);
     void abortSnapshot(int error);
@@ -129,8 +136,9 @@ class NetlinkMonitor final : public KernelEvents {
     MonitorStats stats_;
     MonitorOptions options_;
     boost::asio::steady_timer retryTimer_;
-    // The running snapshot: the dump (0 links, 1 addresses, 2 IPv4 and 3 IPv6 neighbors;
-    // -1 none, 4 being delivered), its attempt, what the complete dumps and the current one
+    // The running snapshot: the dump (an index into dumps_ below: links, addresses, the
+    // bridge FDB when asked for, IPv4 and IPv6 neighbors; -1 none, kDelivering being
+    // delivered), its attempt, what the complete dumps and the current one
     // read, and the events held back meanwhile.
     int stage_ = -1;
     int attempt_ = 0;

@@ -23,16 +23,21 @@ struct NeighborMsg {
     NeighborEntry neigh;
     bool removed = false;
 };
+struct FdbMsg {
+    FdbEntry fdb;
+    bool removed = false;
+};
 struct RouteMsg {
     HostRoute route;
     int prefixLen = 0;
 };
-struct Skipped {};          // valid but not interesting (bridge fdb, other families)
+struct Skipped {};  // valid but not interesting (other families)
 struct Malformed {
     std::string why;
 };
 
-using Decoded = std::variant<Skipped, Malformed, LinkMsg, AddressMsg, NeighborMsg, RouteMsg>;
+using Decoded =
+    std::variant<Skipped, Malformed, LinkMsg, AddressMsg, NeighborMsg, RouteMsg, FdbMsg>;
 
 Decoded decode(nlmsghdr* hdr);
 

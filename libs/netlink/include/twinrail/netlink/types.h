@@ -17,7 +17,9 @@ struct LinkState {
     bool operUp = false;  // IFF_RUNNING: carrier and admin up
     std::optional<MacAddr> mac;
     int master = 0;    // IFLA_MASTER: the bridge (or bond) this port is enslaved to
-    std::string kind;  // IFLA_INFO_KIND: "vxlan", "bridge", "veth", ...; empty for physical
+    std::string kind;  // IFLA_INFO_KIND: "vxlan", "bridge", "vlan", "veth", ...; empty for physical
+    int lower = 0;     // IFLA_LINK: the device a "vlan" (or macvlan) sits on; 0 when absent
+    uint16_t vlanId = 0;  // IFLA_VLAN_ID of a "vlan" device (SONiC's VlanX on `Bridge`); 0: none
 };
 
 struct AddressEntry {
@@ -33,6 +35,20 @@ struct NeighborEntry {
     uint8_t flags = 0;     // NTF_* bits
     uint8_t protocol = 0;  // NDA_PROTOCOL: who installed it (0: the kernel learned it)
     bool isExtLearned() const;
+};
+
+// A bridge forwarding-database entry (AF_BRIDGE neighbor): which bridge port a MAC sits
+// behind. `master` is the bridge; entries the port itself holds (NTF_SELF) have none.
+struct FdbEntry {
+    int ifindex = 0;  // the bridge port
+    int master = 0;   // NDA_MASTER: the bridge; 0 when absent
+    MacAddr mac{};
+    uint16_t state = 0;  // NUD_REACHABLE learned, NUD_NOARP static, NUD_PERMANENT local
+    uint8_t flags = 0;   // NTF_* bits
+    uint16_t vlan = 0;   // NDA_VLAN: the VLAN of a VLAN-aware bridge's entry; 0 when absent
+    // A MAC the bridge learned or was told is behind a port (not the port's own address,
+    // not the port's own hardware list).
+    bool isHostEntry() const;
 };
 
 std::string nudStateName(uint16_t state);

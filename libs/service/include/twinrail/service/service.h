@@ -20,7 +20,7 @@
 
 #include "twinrail/common/log.h"
 #include "twinrail/common/notify.h"
-#include "twinrail/frr/vtysh.h"
+#include "twinrail/frr/access.h"
 #include "twinrail/redis/client.h"
 #include "twinrail/redis/config_db.h"
 #include "twinrail/redis/sonic_db.h"
@@ -36,11 +36,12 @@ struct ServiceSpec {
 struct CommonOptions {
     std::string configFile;
     bool checkOnly = false;
+    std::vector<std::string> yangDirs;  // --yang-dir (repeatable); empty: the defaults
     bool redisGiven = false;
     bool noStateDb = false;
     redis::Endpoint redis;
     std::string dbConfig = redis::kSonicDbConfig;
-    frr::VtyshOptions vtysh;
+    frr::Access frr;  // --frr, --vtysh, --frr-pathspace, --frr-password-file ...
     bool checkFrr = true;
     log::Priority level = log::Priority::Info;
 };

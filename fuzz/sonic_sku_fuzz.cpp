@@ -1,0 +1,53 @@
+// A SONiC HWSKU as the planner reads it from an operator's --hwsku directory:
+// port_config.ini and hwsku.json (libs/plan sonic_sku.h). The input is both files, split at
+// the first NUL byte (no NUL: port_config.ini alone). Checks: no UB or crash on any text,
+// and what is accepted holds together: unique EthernetN names, every cage's rows sharing
+// its index, each breakout of a cage using only that cage's lanes, and the factory-default
+// config_db.json having a PORT row per SKU port.
+#include <set>
+#include <string>
+
+#include "fuzz_util.h"
+#include "twinrail/plan/sonic_sku.h"
+
+using twinrail::fuzz::check;
+namespace plan = twinrail::plan;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    std::string input(reinterpret_cast<const char*>(data), size);
+    auto nul = input.find('\0');
+    std::string ini = input.substr(0, nul);
+    std::string json = nul == std::string::npos ? "" : input.substr(nul + 1);
+    auto parsed = plan::skuFromTexts("fuzz", ini, "port_config.ini", json, "hwsku.json");
+    if (const auto* err = std::get_if<plan::SkuError>(&parsed)) {
+        check(!err->message.empty(), "a refusal without a message");
+        return 0;
+    }
+    const auto& sku = std::get<plan::Sku>(parsed);
+    std::set<std::string> names;
+    for (const auto& p : sku.ports) check(names.insert(p.name).second, "two ports of one name");
+    size_t rows = 0;
+    for (const auto& cage : plan::physicalPorts(sku)) {
+        check(!cage.rows.empty(), "a cage without rows");
+        rows += cage.rows.size();
+        std::set<int> lanes;
+        for (const auto* r : cage.rows) {
+            if (r->index >= 0) check(r->index == cage.index, "a row in another cage");
+            lanes.insert(r->lanes.begin(), r->lanes.end());
+        }
+        for (int count : {1, 2, 4, 8}) {
+            plan::BreakoutMode mode;
+            mode.count = count;
+            mode.speedGbps = static_cast<int>(cage.speedMbps() / 1000 / count);
+            auto split = plan::breakoutPorts(cage, mode);
+            if (const auto* ports = std::get_if<std::vector<plan::SkuPort>>(&split)) {
+                for (const auto& p : *ports)
+                    for (int lane : p.lanes) check(lanes.count(lane) == 1, "a lane not the cage's");
+            }
+        }
+    }
+    check(rows == sku.ports.size(), "cages do not hold every port");
+    auto base = plan::sonicBaseConfigDb(sku);
+    check(base["PORT"].size() == sku.ports.size(), "the base lacks a port");
+    return 0;
+}

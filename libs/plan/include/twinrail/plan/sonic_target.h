@@ -1,0 +1,64 @@
+// The planner's SONiC target (`twinrail-plan --nos sonic`): per switch an overlay for its
+// own config_db.json (never PORT: SONiC owns it from the HWSKU), an frr.conf for
+// docker_routing_config_mode split-unified, and optionally the same rows as an RFC 6902
+// patch for `config apply-patch`. Pure; docs/planner.md ("The SONiC target") says why
+// each row has the shape it has.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "twinrail/plan/plan.h"
+#include "twinrail/plan/sonic_sku.h"
+
+namespace twinrail::plan {
+
+// From this release on (FRR 10.0.1 and later), `redistribute table-direct` exists and
+// host routes reach BGP without a copy in zebra's RIB (and so none over FPM).
+inline constexpr int kSonicTableDirectRelease = 202411;
+inline constexpr int kSonicDefaultRelease = 202505;
+// Rail r of a leaf is VLAN kSonicVlanBase + r (rails are at most gpusPerServer, and one
+// leaf holds one group, so the id is unique on the switch).
+inline constexpr int kSonicVlanBase = 1000;
+// pathqd's quantisation when PATHQD|global sets no `levels` (quality.h QualityModel).
+inline constexpr int kPathqdDefaultLevels = 32;
+
+struct SonicOptions {
+    int release = kSonicDefaultRelease;  // YYYYMM
+};
+
+// Why this plan cannot be expressed on SONiC (evpn-mh), or nothing.
+std::optional<std::string> sonicRefusal(const Plan& plan);
+
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move checks an invariant
+struct SonicSwitchConfig {
+    nlohmann::json overlay;
+    std::string frrConf;
+};
+// Errors name the switch and port (a port the HWSKU cannot give, a rail beyond the VLANs).
+std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan, const Switch& sw,
+                                                               const Sku& sku,
+                                                               const SonicOptions& options);
+
+// The overlay as an RFC 6902 patch onto `base` (the switch's config_db.json, or
+// sonicBaseConfigDb()): `add /TABLE/key` per row (a table `base` lacks is added empty
+// first), and per field for rows `base` already has (DEVICE_METADATA|localhost keeps its
+// hwsku, mac and platform). Keys are escaped as RFC 6901 says (~ as ~0, / as ~1).
+nlohmann::json sonicPatch(const nlohmann::json& base, const nlohmann::json& overlay);
+std::string jsonPointerToken(const std::string& key);
+
+// orchagent's IntfsOrch::setIntf rule: no two router interfaces of one VRF may carry
+// overlapping prefixes. Checks INTERFACE, VLAN_INTERFACE, LOOPBACK_INTERFACE,
+// PORTCHANNEL_INTERFACE and VLAN_SUB_INTERFACE `name|prefix` keys; one line per clash
+// ("VLAN_INTERFACE|Vlan1001|10.128.0.1/24 overlaps INTERFACE|Ethernet8|10.128.0.1/24"),
+// and for a prefix that does not parse.
+std::vector<std::string> overlappingRouterInterfaces(const nlohmann::json& configDb);
+
+// The split-unified frr.conf (sonic_frr.cpp); the port names are the SKU's.
+std::string sonicFrrConfig(const Plan& plan, const Switch& sw, const PortMap& ports,
+                           const SonicOptions& options);
+
+}  // namespace twinrail::plan

@@ -1,0 +1,161 @@
+// A switch's config_db overlay in SONiC's shapes: VLAN per rail with its SVI (T0 pattern),
+// IPv6 link-local fabric ports, Loopback0, DEVICE_METADATA for split-unified, and
+// hostrouted's and pathqd's tables keyed by the HWSKU's EthernetN names.
+#include <cstdlib>
+
+#include "twinrail/plan/sonic_target.h"
+
+namespace twinrail::plan {
+namespace {
+
+using json = nlohmann::json;
+
+std::string n(long v) {
+    return std::to_string(v);
+}
+
+// The peer of a leaf host port is <server>/nic<rail>.
+int railOf(const SwitchPort& p) {
+    auto at = p.peer.rfind("/nic");
+    return at == std::string::npos ? 0 : std::atoi(p.peer.c_str() + at + 4);
+}
+
+std::string vlanName(int rail) {
+    return "Vlan" + std::to_string(kSonicVlanBase + rail);
+}
+
+void fabricAndDevice(const Plan& plan, const Switch& sw, const PortMap& ports,
+                     const SonicOptions& options, json& db) {
+    db["DEVICE_METADATA"]["localhost"] = {{"hostname", sw.name},
+                                          {"bgp_asn", n(sw.asn)},
+                                          {"type", sw.spine ? "SpineRouter" : "LeafRouter"},
+                                          {"docker_routing_config_mode", "split-unified"}};
+    db["LOOPBACK_INTERFACE"]["Loopback0"] = json::object();
+    db["LOOPBACK_INTERFACE"]["Loopback0|" + sw.loopback + "/32"] = json::object();
+    for (const auto& [base, mode] : ports.breakouts)
+        db["BREAKOUT_CFG"][base] = {{"brkout_mode", mode.text}};
+    const double refMbps = plan.sizing.uplinkSpeedGbps * 1000.0;
+    db["PATHQD"]["global"] = {{"reference_mbps", n(static_cast<long>(refMbps))},
+                              {"source", "sonic"},
+                              {"weight_audit_source", "sonic"},
+                              {"sonic_release", n(options.release)}};
+    for (const auto& p : sw.ports) {
+        if (p.role == PortRole::Host) continue;
+        const std::string& eth = ports.names.at(p.name);
+        // BGP unnumbered: the router interface exists with its IPv6 link-local address only.
+        db["INTERFACE"][eth] = {{"ipv6_use_link_local_only", "enable"}};
+        db["PATHQD_PORT"][eth] = {{"role", p.role == PortRole::Uplink ? "uplink" : "downlink"},
+                                  {"capacity_mbps", n(static_cast<long>(p.speedGbps) * 1000)},
+                                  {"neighbor", p.peer}};
+    }
+}
+
+// Where each NIC address of this leaf is cabled: address -> (plan port, rail).
+std::map<std::string, std::pair<std::string, int>> bindings(const Plan& plan, const Switch& sw) {
+    std::map<std::string, std::pair<std::string, int>> out;
+    for (const auto& srv : plan.servers) {
+        for (const auto& nic : srv.nics) {
+            for (const auto& np : nic.ports)
+                if (np.leaf == sw.name) out[nic.address] = {np.leafPort, nic.rail};
+        }
+    }
+    return out;
+}
+
+// Bonded hosts: one VLAN per rail, the gateway on its SVI with the one gateway MAC.
+std::optional<std::string> bondedHosts(const Plan& plan, const Switch& sw, const PortMap& ports,
+                                       json& db) {
+    for (const auto& p : sw.ports) {
+        if (p.role != PortRole::Host) continue;
+        const int rail = railOf(p);
+        const RailSubnet* rs = plan.subnetFor(sw.group, rail);
+        if (rs == nullptr) return sw.name + " port " + p.name + ": no rail subnet for " + p.peer;
+        if (kSonicVlanBase + rail > 4094)
+            return sw.name + ": rail " + std::to_string(rail) + " is beyond VLAN 4094";
+        const std::string vlan = vlanName(rail);
+        const std::string len = rs->prefix.substr(rs->prefix.find('/'));
+        db["VLAN"][vlan] = {{"vlanid", std::to_string(kSonicVlanBase + rail)}};
+        db["VLAN_MEMBER"][vlan + "|" + ports.names.at(p.name)] = {{"tagging_mode", "untagged"}};
+        // A bonded NIC sends to one gateway MAC over either plane: both leaves answer to
+        // it (mac_addr, not SAG: see docs/planner.md), and intfmgrd sets proxy ARP.
+        db["VLAN_INTERFACE"][vlan] = {{"proxy_arp", "enabled"},
+                                      {"mac_addr", plan.request.gatewayMac}};
+        db["VLAN_INTERFACE"][vlan + "|" + rs->gateway + len] = json::object();
+        db["HOSTROUTED_INTERFACE"][vlan] = json::object();
+    }
+    for (const auto& [address, where] : bindings(plan, sw)) {
+        db["HOSTROUTED_BINDING"][address] = {{"ifname", vlanName(where.second)},
+                                             {"port", ports.names.at(where.first)}};
+    }
+    return std::nullopt;
+}
+
+// Routed hosts: each host port a router interface of its own with IPv6 link-local only
+// (BGP unnumbered to the NIC, as on the fabric); no IPv4 gateway on it, so 128 ports of a
+// rail do not carry one prefix 128 times (IntfsOrch would refuse all but the first).
+void routedHosts(const Plan& plan, const Switch& sw, const PortMap& ports, json& db) {
+    for (const auto& p : sw.ports) {
+        if (p.role != PortRole::Host) continue;
+        const std::string& eth = ports.names.at(p.name);
+        db["INTERFACE"][eth] = {{"ipv6_use_link_local_only", "enable"}};
+        db["HOSTROUTED_INTERFACE"][eth] = json::object();
+    }
+    for (const auto& [address, where] : bindings(plan, sw))
+        db["HOSTROUTED_BINDING"][address] = {{"ifname", ports.names.at(where.first)}};
+}
+
+}  // namespace
+
+std::optional<std::string> sonicRefusal(const Plan& plan) {
+    if (plan.request.attach == Attach::EvpnMh) {
+        return "--attach evpn-mh cannot be expressed on SONiC: its Ethernet segments run "
+               "between a leaf pair over an AUX link with Linux bridges and VXLAN devices "
+               "(links.sh), which SONiC's config_db has no rows for (one VXLAN_TUNNEL per "
+               "switch, on the fabric), and EVPN_ETHERNET_SEGMENT has a YANG model only from "
+               "2026-05 on; use --attach bond or routed";
+    }
+    return std::nullopt;
+}
+
+std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan, const Switch& sw,
+                                                               const Sku& sku,
+                                                               const SonicOptions& options) {
+    if (auto why = sonicRefusal(plan)) return *why;
+    auto mapped = mapPorts(sku, sw);
+    if (auto* why = std::get_if<std::string>(&mapped)) return *why;
+    const PortMap& ports = std::get<PortMap>(mapped);
+    SonicSwitchConfig out;
+    json& db = out.overlay;
+    fabricAndDevice(plan, sw, ports, options, db);
+    if (!sw.spine) {
+        const bool bond = plan.request.attach == Attach::Bond;
+        const bool tableDirect = options.release >= kSonicTableDirectRelease;
+        // platform sonic: intfmgrd owns proxy_arp and the MAC, ndppd proxy ND; hostrouted
+        // checks them and writes none of them.
+        db["HOSTROUTED"]["global"] = {
+            {"ipv6", "false"},
+            {"proxy_arp", bond ? "true" : "false"},
+            {"platform", "sonic"},
+            {"advertise", tableDirect ? "table-direct" : "network-table"}};
+        if (bond) {
+            if (auto why = bondedHosts(plan, sw, ports, db)) return *why;
+        } else {
+            routedHosts(plan, sw, ports, db);
+        }
+        if (plan.request.lb == Request::Lb::Static) {
+            for (const auto& p : sw.ports) {
+                if (p.role != PortRole::Host || p.pinnedUplink.empty()) continue;
+                auto up = ports.names.find(p.pinnedUplink);
+                if (up == ports.names.end()) {
+                    return sw.name + " port " + p.name + ": pinned to " + p.pinnedUplink +
+                           ", which is not one of its ports";
+                }
+                db["UPLINK_PIN"][ports.names.at(p.name)] = {{"uplink", up->second}};
+            }
+        }
+    }
+    out.frrConf = sonicFrrConfig(plan, sw, ports, options);
+    return out;
+}
+
+}  // namespace twinrail::plan

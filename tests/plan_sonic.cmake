@@ -1,0 +1,23 @@
+# The planner's SONiC target (issue 20, part 1): HWSKUs, port mapping, overlays, the CLI.
+# It links pathqd's policy library to check the spines' frr.conf against pathqd's own
+# route-maps, and runs the built twinrail-plan.
+add_executable(plan_sonic_tests unit/plan_sonic_test.cpp)
+target_link_libraries(plan_sonic_tests PRIVATE twinrail_plan twinrail_plan_files pathqd_core
+                      twinrail_frr GTest::gtest_main)
+add_dependencies(plan_sonic_tests twinrail-plan)
+target_compile_definitions(plan_sonic_tests PRIVATE
+  TWINRAIL_PLAN_BIN="$<TARGET_FILE:twinrail-plan>"
+  TWINRAIL_PLAN_HWSKU="${CMAKE_SOURCE_DIR}/libs/plan/hwsku"
+  TWINRAIL_PLAN_SONIC_FIXTURES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures/plan-sonic"
+  TWINRAIL_SONIC_SHARED_HWSKU="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-yang/hwsku")
+gtest_discover_tests(plan_sonic_tests PROPERTIES LABELS unit)
+# Every seed overlay on its HWSKU's base through the YANG check (SONiC's models from the
+# shared fixtures, twinrail's from proto/).
+add_executable(plan_sonic_yang_test unit/plan_sonic_yang_test.cpp)
+target_link_libraries(plan_sonic_yang_test PRIVATE twinrail_plan twinrail_plan_files twinrail_sonic
+                      GTest::gtest_main)
+target_compile_definitions(plan_sonic_yang_test PRIVATE
+  TWINRAIL_PLAN_HWSKU="${CMAKE_SOURCE_DIR}/libs/plan/hwsku"
+  TWINRAIL_PROTO_DIR="${CMAKE_SOURCE_DIR}/proto"
+  TWINRAIL_SONIC_YANG_SHARED="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-yang/yang-models")
+gtest_discover_tests(plan_sonic_yang_test PROPERTIES LABELS unit)

@@ -1,0 +1,591 @@
+// The planner's SONiC target: HWSKU reading (good and hostile), port mapping with and
+// without breakouts, the overlay rules SONiC enforces, the patch, pathqd's route-maps, the
+// Linux target unchanged, and the CLI.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "config.h"  // pathqd's parser
+#include "frr_policy.h"
+#include "plan_files.h"
+#include "sku_dir.h"
+#include "twinrail/frr/running_config.h"
+#include "twinrail/plan/outputs.h"
+#include "twinrail/plan/sonic_sku.h"
+#include "twinrail/plan/sonic_target.h"
+
+namespace plan = twinrail::plan;
+namespace tool = twinrail::plantool;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kOwn = TWINRAIL_PLAN_SONIC_FIXTURES;
+const fs::path kShared = TWINRAIL_SONIC_SHARED_HWSKU;
+const fs::path kCatalog = TWINRAIL_PLAN_HWSKU;
+
+plan::Sku sku(const fs::path& dir) {
+    auto s = tool::loadSkuDir(dir);
+    if (auto* e = std::get_if<tool::SkuLoadError>(&s)) ADD_FAILURE() << e->message;
+    return std::get<plan::Sku>(s);
+}
+
+plan::Plan build(const std::string& model, int gpus, plan::Attach attach = plan::Attach::Bond,
+                 plan::Request::Lb lb = plan::Request::Lb::Ecmp) {
+    plan::Request r;
+    r.gpus = gpus;
+    r.leafModel = *plan::findModel(model);
+    r.attach = attach;
+    r.lb = lb;
+    auto p = plan::buildPlan(r);
+    EXPECT_TRUE(std::holds_alternative<plan::Plan>(p)) << model << " " << gpus;
+    return std::get<plan::Plan>(p);
+}
+
+const plan::Switch& first(const plan::Plan& p, bool spine) {
+    for (const auto& sw : p.switches)
+        if (sw.spine == spine) return sw;
+    throw std::logic_error("no such switch");
+}
+
+plan::PortMap mapped(const plan::Sku& s, const plan::Switch& sw) {
+    auto m = plan::mapPorts(s, sw);
+    if (auto* why = std::get_if<std::string>(&m)) ADD_FAILURE() << *why;
+    return std::get<plan::PortMap>(m);
+}
+
+plan::SonicSwitchConfig sonic(const plan::Plan& p, const plan::Switch& sw, const plan::Sku& s,
+                              int release = plan::kSonicDefaultRelease) {
+    auto c = plan::sonicSwitchConfig(p, sw, s, {release});
+    if (auto* why = std::get_if<std::string>(&c)) ADD_FAILURE() << *why;
+    return std::get<plan::SonicSwitchConfig>(c);
+}
+
+plan::SwitchPort port(const std::string& name, int speedGbps) {
+    plan::SwitchPort p;
+    p.name = name;
+    p.speedGbps = speedGbps;
+    return p;
+}
+
+// Every port the overlay names (INTERFACE, PATHQD_PORT, UPLINK_PIN keys, VLAN members)
+// is a PORT row of the base it is merged onto: what sonic-yang's leafrefs demand.
+void expectPortsExist(const json& overlay, const json& base, const std::string& at) {
+    for (const char* t : {"INTERFACE", "PATHQD_PORT", "UPLINK_PIN", "VLAN_MEMBER"}) {
+        if (!overlay.contains(t)) continue;
+        for (const auto& [k, v] : overlay[t].items()) {
+            auto bar = k.find('|');
+            std::string name = k;
+            if (std::string(t) == "VLAN_MEMBER") {
+                name = k.substr(bar + 1);
+            } else if (bar != std::string::npos) {
+                continue;
+            }
+            EXPECT_TRUE(base["PORT"].contains(name)) << at << " " << t << " " << k;
+        }
+    }
+}
+
+std::string iniError(const std::string& text) {
+    auto r = plan::parsePortConfigIni(text, "t.ini");
+    auto* e = std::get_if<plan::SkuError>(&r);
+    return e == nullptr ? "(accepted)" : e->message;
+}
+
+}  // namespace
+
+TEST(PlanSonicSku, ReadsItsOwnFixture) {
+    auto s = sku(kOwn / "sku-mixed");
+    EXPECT_EQ(s.name, "sku-mixed");
+    ASSERT_EQ(s.ports.size(), 10U);
+    EXPECT_EQ(s.ports[0].name, "Ethernet0");
+    EXPECT_EQ(s.ports[0].lanes, (std::vector<int>{41, 42, 43, 44, 45, 46, 47, 48}));
+    EXPECT_EQ(s.ports[3].alias, "fp3b");
+    EXPECT_EQ(s.ports[3].index, 3);
+    EXPECT_EQ(s.ports[3].speedMbps, 200000);
+    EXPECT_EQ(s.ports[3].extra.at("fec"), "rs");
+    EXPECT_EQ(s.defaultModes.at("Ethernet0").altSpeedsGbps, std::vector<int>{400});
+    auto cages = plan::physicalPorts(s);
+    ASSERT_EQ(cages.size(), 4U);
+    EXPECT_EQ(cages[2].rows.size(), 4U);
+    EXPECT_EQ(cages[2].speedMbps(), 800000);
+}
+
+TEST(PlanSonicSku, HostileIniNamesFileLineAndColumn) {
+    const std::string h = "# name lanes alias index speed\n";
+    EXPECT_EQ(iniError(h + "Ethernet0 1,2 a 1 100000\nEthernet4 3,x4 b 2 100000\n"),
+              "t.ini:3:11: lanes \"3,x4\": \"x4\" is not a lane number (0-65535)");
+    EXPECT_EQ(iniError(h + "Ethernet0 1,2 a 1 100000\nEthernet4 2,3 b 2 100000\n"),
+              "t.ini:3:11: lane 2 is already another port's");
+    EXPECT_EQ(iniError(h + "Ethernet0 1 a 1 100000\nEthernet0 2 b 2 100000\n"),
+              "t.ini:3:1: port Ethernet0 twice");
+    EXPECT_EQ(iniError(h + "eth0 1 a 1 100000\n"), "t.ini:2:1: name \"eth0\" is not Ethernet<N>");
+    EXPECT_EQ(iniError(h + "Ethernet00 1 a 1 100000\n"),
+              "t.ini:2:1: name \"Ethernet00\" is not Ethernet<N>");
+    EXPECT_EQ(iniError(h + "Ethernet0 1 a 1 100000 extra\n"),
+              "t.ini:2:24: more fields than the 5 columns of the header");
+    EXPECT_EQ(iniError(h + "Ethernet0 1 a 1 fast\n"),
+              "t.ini:2:17: speed \"fast\" is not a speed in Mb/s");
+    EXPECT_EQ(iniError(h + "Ethernet0 1 a;rm 1 100\n"),
+              "t.ini:2:13: alias \"a;rm\" is not a port alias");
+    EXPECT_EQ(iniError(h + "Ethernet0 1 a\x01 1 100\n"),
+              "t.ini:2:14: control character in the file");
+    // A row without its index would regroup every cage (found by fuzz/sonic_sku_fuzz).
+    EXPECT_EQ(iniError(h + "Ethernet0 1 a 1 100000\nEthernet4 2 b\n"),
+              "t.ini:3:1: port Ethernet4 has no index, though the header has an index column");
+    EXPECT_EQ(iniError("# name alias\nEthernet0 a\n"), "t.ini:1:1: the header has no lanes column");
+    EXPECT_EQ(iniError("# only prose\n"), "t.ini: no ports");
+    EXPECT_EQ(iniError(std::string(2 << 20, 'x')), "t.ini: larger than 1 MiB");
+    // No header: SONiC's default columns (name lanes alias index).
+    auto ok = plan::parsePortConfigIni("Ethernet0 1,2 fp1 0\n", "t.ini");
+    ASSERT_TRUE(std::holds_alternative<std::vector<plan::SkuPort>>(ok));
+    EXPECT_EQ(std::get<std::vector<plan::SkuPort>>(ok)[0].index, 0);
+}
+
+TEST(PlanSonicSku, HostileHwskuJsonNamesFileAndWhere) {
+    auto bad = tool::loadSkuDir(kOwn / "bad-json");
+    ASSERT_TRUE(std::holds_alternative<tool::SkuLoadError>(bad));
+    EXPECT_NE(std::get<tool::SkuLoadError>(bad).message.find("bad-json/hwsku.json:4:17: not JSON"),
+              std::string::npos)
+        << std::get<tool::SkuLoadError>(bad).message;
+    EXPECT_EQ(std::get<tool::SkuLoadError>(bad).exitCode, 65);
+    auto mode = tool::loadSkuDir(kOwn / "bad-mode");
+    ASSERT_TRUE(std::holds_alternative<tool::SkuLoadError>(mode));
+    EXPECT_NE(std::get<tool::SkuLoadError>(mode).message.find(
+                  "interfaces.Ethernet16.default_brkout_mode \"2x400G\": port_config.ini has 4"),
+              std::string::npos)
+        << std::get<tool::SkuLoadError>(mode).message;
+    auto ports = std::get<std::vector<plan::SkuPort>>(
+        plan::parsePortConfigIni("# name lanes\nEthernet0 1\n", "p.ini"));
+    auto unknown = plan::parseHwskuJson(R"({"interfaces": {"Ethernet9": {}}})", "h.json", ports);
+    EXPECT_EQ(std::get<plan::SkuError>(unknown).message,
+              "h.json: interfaces.Ethernet9: no such port in port_config.ini");
+    auto badMode = plan::parseHwskuJson(
+        R"({"interfaces": {"Ethernet0": {"default_brkout_mode": "9x1G;x"}}})", "h.json", ports);
+    EXPECT_NE(std::get<plan::SkuError>(badMode).message.find("default_brkout_mode: \"9x1G;x\""),
+              std::string::npos);
+    auto missing = tool::loadSkuDir(kOwn / "no-such-dir");
+    EXPECT_EQ(std::get<tool::SkuLoadError>(missing).exitCode, 66);
+    EXPECT_NE(std::get<tool::SkuLoadError>(missing).message.find("port_config.ini: cannot read"),
+              std::string::npos);
+}
+
+TEST(PlanSonicSku, BreakoutModes) {
+    auto m = std::get<plan::BreakoutMode>(plan::parseBreakoutMode("1x800G[400G,200G]"));
+    EXPECT_EQ(m.count, 1);
+    EXPECT_EQ(m.speedGbps, 800);
+    EXPECT_EQ(m.altSpeedsGbps, (std::vector<int>{400, 200}));
+    EXPECT_EQ(std::get<plan::BreakoutMode>(plan::parseBreakoutMode("4x200G")).count, 4);
+    for (const char* bad : {"0x800G", "9x100G", "4x200", "4x200G[]", "4x200G[400]", "x200G",
+                            "4x-200G", "1x400G(4)+2x200G(4)", "4x200G[400G"})
+        EXPECT_TRUE(std::holds_alternative<std::string>(plan::parseBreakoutMode(bad))) << bad;
+}
+
+TEST(PlanSonicPorts, CatalogModelsMapWithBreakouts) {
+    auto big = build("CX864E-N", 2048);
+    auto leaf = mapped(sku(kCatalog / "CX864E-N"), first(big, false));
+    // 800G cages as shipped (1x800G): hosts need 4x200G, uplinks 2x400G.
+    EXPECT_EQ(leaf.names.at("swp1s0"), "Ethernet0");
+    EXPECT_EQ(leaf.names.at("swp1s3"), "Ethernet6");
+    EXPECT_EQ(leaf.names.at("swp2s1"), "Ethernet10");
+    EXPECT_EQ(leaf.names.at("swp33s1"), "Ethernet260");
+    EXPECT_EQ(leaf.breakouts.at("Ethernet0").text, "4x200G");
+    EXPECT_EQ(leaf.breakouts.at("Ethernet256").text, "2x400G");
+    EXPECT_EQ(leaf.breakouts.size(), 64U);
+    auto small = build("CX732Q-N", 1024);
+    auto s732 = sku(kCatalog / "CX732Q-N");
+    auto leaf732 = mapped(s732, first(small, false));
+    EXPECT_EQ(leaf732.names.at("swp1s1"), "Ethernet4");
+    EXPECT_EQ(leaf732.breakouts.at("Ethernet0").text, "2x200G");
+    auto spine732 = mapped(s732, first(small, true));
+    EXPECT_EQ(spine732.names.at("swp2"), "Ethernet8");  // 1x400G: no breakout needed
+    EXPECT_TRUE(spine732.breakouts.empty());
+    // An 800G plan on 400G cages is refused, naming the port and the cage.
+    auto wrong = plan::mapPorts(s732, first(big, false));
+    EXPECT_EQ(std::get<std::string>(wrong),
+              "p1-leaf1 port swp1s2 is lane 2, but Ethernet0 of HWSKU CX732Q-N (400G) splits into "
+              "2x200G at most");
+    // A plan that needs more cages than the SKU has, too.
+    plan::Switch sw;
+    sw.name = "p1-leaf9";
+    sw.ports = {port("swp33", 400)};
+    EXPECT_EQ(std::get<std::string>(plan::mapPorts(s732, sw)),
+              "p1-leaf9 port swp33 needs front-panel port 33, but HWSKU CX732Q-N has 32");
+}
+
+TEST(PlanSonicPorts, OwnFixtureUsesExistingSplitsAndDerivesTheRest) {
+    auto s = sku(kOwn / "sku-mixed");
+    plan::Switch sw;
+    sw.name = "t";
+    sw.ports = {port("swp1s2", 200), port("swp3s1", 200), port("swp4", 800), port("swp2s1", 400)};
+    auto m = plan::mapPorts(s, sw);
+    // swp4 at 800G on a cage split 4x200G: a breakout back to 1x800G.
+    ASSERT_TRUE(std::holds_alternative<plan::PortMap>(m)) << std::get<std::string>(m);
+    const auto& pm = std::get<plan::PortMap>(m);
+    EXPECT_EQ(pm.names.at("swp1s2"), "Ethernet4");
+    EXPECT_EQ(pm.names.at("swp3s1"), "Ethernet18");
+    EXPECT_EQ(pm.names.at("swp4"), "Ethernet24");
+    EXPECT_EQ(pm.names.at("swp2s1"), "Ethernet12");
+    EXPECT_EQ(pm.breakouts.count("Ethernet16"), 0U);  // already 4x200G
+    EXPECT_EQ(pm.breakouts.at("Ethernet24").text, "1x800G");
+    auto cages = plan::physicalPorts(s);
+    auto split = std::get<std::vector<plan::SkuPort>>(plan::breakoutPorts(
+        cages[0], std::get<plan::BreakoutMode>(plan::parseBreakoutMode("4x200G"))));
+    EXPECT_EQ(split[1].lanes, (std::vector<int>{43, 44}));
+    EXPECT_EQ(split[1].alias, "fp1b");
+    EXPECT_EQ(split[3].name, "Ethernet6");
+    sw.ports = {port("swp1", 400)};
+    EXPECT_NE(std::get<std::string>(plan::mapPorts(s, sw)).find("speed change"), std::string::npos);
+    sw.ports = {port("swp1s0", 300)};
+    EXPECT_NE(std::get<std::string>(plan::mapPorts(s, sw)).find("cannot be split"),
+              std::string::npos);
+}
+
+TEST(PlanSonicPorts, SharedSkus) {
+    if (!fs::exists(kShared)) GTEST_SKIP() << kShared << " absent";
+    auto big = build("CX864E-N", 2048);
+    const auto& leaf = first(big, false);
+    // Arista's SKU ships every cage 4x200G (index from 1): hosts as is, uplinks re-split.
+    auto arista = mapped(sku(kShared / "Arista-7060X6-64PE-256x200G"), leaf);
+    EXPECT_EQ(arista.names.at("swp1s2"), "Ethernet4");
+    EXPECT_EQ(arista.names.at("swp2s0"), "Ethernet8");
+    EXPECT_EQ(arista.breakouts.count("Ethernet0"), 0U);
+    EXPECT_EQ(arista.breakouts.at("Ethernet256").text, "2x400G");
+    EXPECT_EQ(arista.names.at("swp33s1"), "Ethernet260");
+    // Marvell's ships 1x800G (index from 0): every cage split.
+    auto marvell = mapped(sku(kShared / "dbmvtx9180_64osfp_64x800G"), leaf);
+    EXPECT_EQ(marvell.names.at("swp1s1"), "Ethernet2");
+    EXPECT_EQ(marvell.names.at("swp64s1"), "Ethernet508");
+    EXPECT_EQ(marvell.breakouts.at("Ethernet0").text, "4x200G");
+    auto base =
+        plan::sonicBaseConfigDb(sku(kShared / "dbmvtx9180_64osfp_64x800G"), marvell.breakouts);
+    EXPECT_EQ(base["PORT"]["Ethernet6"]["subport"], "4");
+    EXPECT_EQ(base["PORT"]["Ethernet6"]["alias"], "etp1d");
+}
+
+// Every overlay of the seed's plans (CX864E-N 512..16384 GPUs, CX732Q-N 256..1024; bond
+// and routed; ecmp and static) against the rules a SONiC switch enforces: no overlapping
+// router-interface prefixes in a VRF (IntfsOrch), no PORT rows, bgp_asn == `router bgp`,
+// split-unified; every port it names exists on the SKU once its breakouts are applied.
+TEST(PlanSonicOverlay, EverySeedPlanMeetsSonicsRules) {
+    struct Seed {
+        std::string model;
+        int from, to;
+    };
+    size_t checked = 0;
+    for (const Seed& seed : {Seed{"CX864E-N", 512, 16384}, Seed{"CX732Q-N", 256, 1024}}) {
+        auto s = sku(kCatalog / seed.model);
+        for (int gpus = seed.from; gpus <= seed.to; gpus *= 2) {
+            for (auto attach : {plan::Attach::Bond, plan::Attach::Routed}) {
+                for (auto lb : {plan::Request::Lb::Ecmp, plan::Request::Lb::Static}) {
+                    // Above 2048 GPUs two of the four (attach, lb) pairs: the shapes repeat.
+                    if (gpus > 2048 &&
+                        (attach == plan::Attach::Bond) == (lb == plan::Request::Lb::Ecmp))
+                        continue;
+                    auto p = build(seed.model, gpus, attach, lb);
+                    for (const auto& sw : p.switches) {
+                        // Leaves of two groups and one spine per plane: the other groups'
+                        // leaves differ only in their subnets, the other spines not at all.
+                        if (sw.spine ? sw.index > 1 : sw.group > 2) continue;
+                        auto c = sonic(p, sw, s);
+                        const json& o = c.overlay;
+                        const std::string at =
+                            seed.model + " " + std::to_string(gpus) + " " + sw.name;
+                        EXPECT_EQ(plan::overlappingRouterInterfaces(o), std::vector<std::string>{})
+                            << at;
+                        EXPECT_FALSE(o.contains("PORT")) << at;
+                        const auto& md = o["DEVICE_METADATA"]["localhost"];
+                        EXPECT_NE(c.frrConf.find("\nrouter bgp " +
+                                                 md["bgp_asn"].get<std::string>() + "\n"),
+                                  std::string::npos)
+                            << at;
+                        EXPECT_EQ(md["docker_routing_config_mode"], "split-unified") << at;
+                        if (sw.index == 1 && sw.plane == 1) {  // leafrefs, once per shape
+                            expectPortsExist(o, plan::sonicBaseConfigDb(s, plan::breakoutsOf(o)),
+                                             at);
+                        }
+                        ++checked;
+                    }
+                }
+            }
+            if (gpus != seed.from) continue;
+            auto mh = build(seed.model, gpus, plan::Attach::EvpnMh);
+            auto refused = plan::sonicSwitchConfig(mh, mh.switches.front(), s, {});
+            EXPECT_NE(std::get<std::string>(refused).find("evpn-mh cannot be expressed on SONiC"),
+                      std::string::npos);
+        }
+    }
+    EXPECT_GT(checked, 600U);  // 672 switch configs when this was written
+}
+
+TEST(PlanSonicOverlay, TheOverlapCheckerCatchesTodaysLinuxLeaf) {
+    auto p = build("CX864E-N", 2048);
+    auto problems = plan::overlappingRouterInterfaces(plan::configDb(p, first(p, false)));
+    ASSERT_FALSE(problems.empty());  // one /24 on 128 routed ports: what IntfsOrch refuses
+    EXPECT_NE(problems.front().find("overlaps INTERFACE|swp"), std::string::npos) << problems[0];
+    json vrfs = {{"INTERFACE",
+                  {{"Ethernet0", {{"vrf_name", "Vrf1"}}},
+                   {"Ethernet0|10.0.0.1/24", json::object()},
+                   {"Ethernet4|10.0.0.9/30", json::object()},
+                   {"Ethernet4|10.0.1.1/24", json::object()},
+                   {"Ethernet8|10.0.1.129/25", json::object()},
+                   {"Ethernet8|bogus/24", json::object()}}}};
+    auto v = plan::overlappingRouterInterfaces(vrfs);
+    ASSERT_EQ(v.size(), 2U);  // Ethernet0 is in Vrf1: no clash with Ethernet4's 10.0.0.9/30
+    EXPECT_EQ(v[0], "INTERFACE|Ethernet8|bogus/24: not an address/length");
+    EXPECT_EQ(v[1], "INTERFACE|Ethernet8|10.0.1.129/25 overlaps INTERFACE|Ethernet4|10.0.1.1/24");
+}
+
+TEST(PlanSonicOverlay, BondLeafShape) {
+    auto p = build("CX864E-N", 2048, plan::Attach::Bond, plan::Request::Lb::Static);
+    const auto& sw = first(p, false);
+    auto o = sonic(p, sw, sku(kCatalog / "CX864E-N")).overlay;
+    EXPECT_EQ(o["VLAN"]["Vlan1001"]["vlanid"], "1001");
+    EXPECT_EQ(o["VLAN_MEMBER"]["Vlan1001|Ethernet2"]["tagging_mode"], "untagged");
+    EXPECT_EQ(o["VLAN_INTERFACE"]["Vlan1001"]["proxy_arp"], "enabled");
+    EXPECT_EQ(o["VLAN_INTERFACE"]["Vlan1001"]["mac_addr"], p.request.gatewayMac);
+    EXPECT_TRUE(o["VLAN_INTERFACE"].contains("Vlan1001|10.128.0.1/24"));
+    EXPECT_EQ(o["INTERFACE"]["Ethernet256"]["ipv6_use_link_local_only"], "enable");
+    EXPECT_TRUE(o["LOOPBACK_INTERFACE"].contains("Loopback0|" + sw.loopback + "/32"));
+    EXPECT_EQ(o["HOSTROUTED"]["global"]["platform"], "sonic");
+    EXPECT_TRUE(o["HOSTROUTED_INTERFACE"].contains("Vlan1001"));
+    const auto& nic = p.servers[0].nics[0];
+    EXPECT_EQ(o["HOSTROUTED_BINDING"][nic.address],
+              (json{{"ifname", "Vlan1001"}, {"port", "Ethernet0"}}));
+    EXPECT_EQ(o["PATHQD"]["global"]["source"], "sonic");
+    EXPECT_EQ(o["PATHQD"]["global"]["weight_audit_source"], "sonic");
+    EXPECT_EQ(o["PATHQD"]["global"]["sonic_release"], "202505");
+    EXPECT_EQ(o["PATHQD_PORT"]["Ethernet256"]["role"], "uplink");
+    EXPECT_EQ(o["UPLINK_PIN"]["Ethernet0"]["uplink"], "Ethernet256");
+    auto routed = build("CX732Q-N", 256, plan::Attach::Routed);
+    auto r = sonic(routed, first(routed, false), sku(kCatalog / "CX732Q-N"));
+    EXPECT_FALSE(r.overlay.contains("VLAN"));
+    EXPECT_EQ(r.overlay["INTERFACE"]["Ethernet0"]["ipv6_use_link_local_only"], "enable");
+    EXPECT_NE(r.frrConf.find(" neighbor Ethernet0 interface peer-group HOSTS\n"),
+              std::string::npos);
+}
+
+TEST(PlanSonicOverlay, HostRoutesReachBgpByRelease) {
+    auto p = build("CX864E-N", 512);
+    const auto& leaf = first(p, false);
+    auto s = sku(kCatalog / "CX864E-N");
+    auto now = sonic(p, leaf, s, 202411);
+    EXPECT_NE(now.frrConf.find("  redistribute table-direct 10\n"), std::string::npos);
+    EXPECT_EQ(now.frrConf.find("import-table"), std::string::npos);
+    EXPECT_EQ(now.frrConf.find("import-check"), std::string::npos);
+    EXPECT_EQ(now.overlay["HOSTROUTED"]["global"]["advertise"], "table-direct");
+    auto old = sonic(p, leaf, s, 202405);
+    EXPECT_EQ(old.overlay["HOSTROUTED"]["global"]["advertise"], "network-table");
+    EXPECT_NE(old.frrConf.find(" no bgp network import-check\n"), std::string::npos);
+    EXPECT_EQ(old.frrConf.find("table-direct"), std::string::npos);
+    EXPECT_EQ(old.frrConf.find("import-table"), std::string::npos);
+    EXPECT_NE(old.frrConf.find("no zebra nexthop kernel enable"), std::string::npos);  // FRR 8.5
+}
+
+TEST(PlanSonicPatch, AppliedToTheBaseGivesBasePlusOverlay) {
+    auto p = build("CX732Q-N", 512);
+    auto s = sku(kCatalog / "CX732Q-N");
+    for (bool spine : {false, true}) {
+        auto o = sonic(p, first(p, spine), s).overlay;
+        auto base = plan::sonicBaseConfigDb(s, plan::breakoutsOf(o));
+        auto patch = plan::sonicPatch(base, o);
+        json want = base;
+        want.merge_patch(o);
+        EXPECT_EQ(base.patch(patch), want) << (spine ? "spine" : "leaf");
+        for (const auto& op : patch) EXPECT_EQ(op["op"], "add");
+    }
+    EXPECT_EQ(plan::jsonPointerToken("Loopback0|10.0.0.1/32"), "Loopback0|10.0.0.1~132");
+    EXPECT_EQ(plan::jsonPointerToken("a~/b"), "a~0~1b");
+    json one = {{"LOOPBACK_INTERFACE", {{"Loopback0|10.0.0.1/32", json::object()}}}};
+    auto patch = plan::sonicPatch(json::object(), one);
+    EXPECT_EQ(patch[1]["path"], "/LOOPBACK_INTERFACE/Loopback0|10.0.0.1~132");
+    // A row the base has keeps its fields (DEVICE_METADATA's hwsku, mac, platform).
+    auto base = plan::sonicBaseConfigDb(s);
+    auto merged = base.patch(
+        plan::sonicPatch(base, {{"DEVICE_METADATA", {{"localhost", {{"hostname", "x"}}}}}}));
+    EXPECT_EQ(merged["DEVICE_METADATA"]["localhost"]["hwsku"], "CX732Q-N");
+    EXPECT_EQ(merged["DEVICE_METADATA"]["localhost"]["hostname"], "x");
+}
+
+TEST(PlanSonicBase, FactoryDefaultFromTheSku) {
+    auto s = sku(kOwn / "sku-mixed");
+    auto base = plan::sonicBaseConfigDb(s);
+    ASSERT_EQ(base["PORT"].size(), 10U);
+    EXPECT_EQ(base["PORT"]["Ethernet18"], (json{{"lanes", "51,52"},
+                                                {"alias", "fp3b"},
+                                                {"index", "3"},
+                                                {"speed", "200000"},
+                                                {"admin_status", "up"},
+                                                {"fec", "rs"}}));
+    EXPECT_EQ(base["BREAKOUT_CFG"]["Ethernet0"]["brkout_mode"], "1x800G[400G]");
+    std::map<std::string, plan::BreakoutMode> split{
+        {"Ethernet0", std::get<plan::BreakoutMode>(plan::parseBreakoutMode("2x400G"))}};
+    auto after = plan::sonicBaseConfigDb(s, split);
+    EXPECT_EQ(after["PORT"]["Ethernet4"]["lanes"], "45,46,47,48");
+    EXPECT_EQ(after["PORT"]["Ethernet4"]["alias"], "fp1b");
+    EXPECT_EQ(after["BREAKOUT_CFG"]["Ethernet0"]["brkout_mode"], "2x400G");
+    EXPECT_EQ(base["DEVICE_METADATA"]["localhost"]["hwsku"], "sku-mixed");
+}
+
+// pathqd's own policy at start (every downlink at level 1, down, peer unknown) must already
+// be in the spine's frr.conf: pathqd then adds nothing, and a bgp restart keeps it.
+TEST(PlanSonicFrr, SpineHasPathqdsStartingPolicyAndNoBgpcfgdNames) {
+    auto p = build("CX864E-N", 2048);
+    const auto& spine = first(p, true);
+    auto s = sku(kCatalog / "CX864E-N");
+    auto c = sonic(p, spine, s);
+    auto ports = mapped(s, spine);
+    twinrail::pathqd::PolicyInput in;
+    in.asn = spine.asn;
+    in.levels = plan::kPathqdDefaultLevels;
+    for (const auto& port : spine.ports)
+        in.downlinks[ports.names.at(port.name)] = {1, 0, {}, port.peer, false};
+    auto running = twinrail::frr::RunningConfig::parse(c.frrConf);
+    auto diff = twinrail::pathqd::diffPolicy(running, in);
+    EXPECT_TRUE(diff.add.empty()) << diff.add.size() << " missing, first: "
+                                  << (diff.add.empty() ? "" : diff.add.front().line);
+    EXPECT_TRUE(diff.conflicts.empty());
+    EXPECT_TRUE(diff.remove.empty());
+    for (const char* theirs : {"TO_BGP_PEER", "FROM_BGP_PEER", "PEER_V4", "PEER_V6"})
+        EXPECT_EQ(c.frrConf.find(theirs), std::string::npos) << theirs;
+    EXPECT_NE(c.frrConf.find("\nno fpm use-next-hop-groups\nfpm address 127.0.0.1\n"),
+              std::string::npos);
+    EXPECT_NE(c.frrConf.find(" neighbor Ethernet0 interface peer-group FABRIC\n"),
+              std::string::npos);
+}
+
+// pathqd accepts the overlay's PATHQD rows as they are, and starts from the levels the
+// spines' frr.conf was written for.
+TEST(PlanSonicFrr, PathqdAcceptsTheOverlay) {
+    auto p = build("CX864E-N", 1024, plan::Attach::Bond, plan::Request::Lb::Static);
+    auto s = sku(kCatalog / "CX864E-N");
+    for (bool spine : {false, true}) {
+        auto parsed = twinrail::pathqd::parseConfig(sonic(p, first(p, spine), s).overlay);
+        ASSERT_TRUE(std::holds_alternative<twinrail::pathqd::Config>(parsed))
+            << std::get<twinrail::pathqd::ConfigError>(parsed).str();
+        const auto& cfg = std::get<twinrail::pathqd::Config>(parsed);
+        EXPECT_EQ(cfg.model.levels, plan::kPathqdDefaultLevels);
+        EXPECT_EQ(cfg.ports.size(), spine ? 128U : 64U);
+        EXPECT_EQ(cfg.ports.count(spine ? "Ethernet0" : "Ethernet256"), 1U);
+    }
+}
+
+TEST(PlanSonicLinux, PlanFilesWithoutSonicAreTodaysFunctions) {
+    auto p = build("CX864E-N", 512, plan::Attach::Bond, plan::Request::Lb::Static);
+    auto files = std::get<std::vector<tool::OutFile>>(tool::planFiles(p, "/tmp/unused-B"));
+    size_t compared = 0;
+    for (const auto& sw : p.switches) {
+        for (const auto& f : files) {
+            if (f.path.parent_path().filename() != sw.name) continue;
+            if (f.path.filename() == "frr.conf") {
+                EXPECT_EQ(f.text, plan::frrConfig(p, sw));
+                ++compared;
+            } else if (f.path.filename() == "config_db.json") {
+                EXPECT_EQ(f.text, plan::configDb(p, sw).dump(2) + "\n");
+                ++compared;
+            }
+        }
+    }
+    EXPECT_EQ(compared, 2 * p.switches.size());
+}
+
+namespace {
+
+struct Run {
+    int rc = -1;
+    std::string err;
+};
+
+// Runs the built twinrail-plan with `args` (fixed strings of this file, no user input).
+Run runPlan(const std::string& args, const fs::path& scratch) {
+    const fs::path err = scratch / "stderr.txt";
+    const std::string cmd =
+        std::string(TWINRAIL_PLAN_BIN) + " " + args + " >/dev/null 2>" + err.string();
+    Run r;
+    int status = std::system(cmd.c_str());
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(err);
+    std::stringstream text;
+    text << in.rdbuf();
+    r.err = text.str();
+    return r;
+}
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+fs::path scratchDir(const std::string& name) {
+    fs::path dir = fs::temp_directory_path() /
+                   ("twinrail-plan-sonic-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+}  // namespace
+
+TEST(PlanSonicCli, WritesTheSonicFilesAndRefusesBadInput) {
+    const fs::path dir = scratchDir("cli");
+    const std::string base = "--gpus 256 --model CX732Q-N";
+    auto ok = runPlan(
+        base + " --nos sonic --patch --sonic-release 202405 --out " + (dir / "s").string(), dir);
+    ASSERT_EQ(ok.rc, 0) << ok.err;
+    const fs::path leaf = dir / "s/configs/p1-leaf1";
+    EXPECT_FALSE(fs::exists(leaf / "config_db.json"));
+    auto overlay = json::parse(slurp(leaf / "config_db.overlay.json"));
+    EXPECT_EQ(overlay["HOSTROUTED"]["global"]["advertise"], "network-table");
+    EXPECT_TRUE(json::parse(slurp(leaf / "config_db.patch.json")).is_array());
+    EXPECT_NE(slurp(leaf / "frr.conf").find("neighbor Ethernet128 interface peer-group FABRIC"),
+              std::string::npos);
+    // --nos linux is the default, byte for byte.
+    ASSERT_EQ(runPlan(base + " --out " + (dir / "d").string(), dir).rc, 0);
+    ASSERT_EQ(runPlan(base + " --nos linux --out " + (dir / "l").string(), dir).rc, 0);
+    for (const char* f : {"configs/p1-leaf1/frr.conf", "configs/p1-leaf1/config_db.json",
+                          "configs/p2-spine1/frr.conf", "plan.json", "cabling.csv"})
+        EXPECT_EQ(slurp(dir / "d" / f), slurp(dir / "l" / f)) << f;
+    auto missing = runPlan(base + " --nos sonic --hwsku " + (kOwn / "no-such-dir").string() +
+                               " --out " + (dir / "x").string(),
+                           dir);
+    EXPECT_EQ(missing.rc, 66);
+    EXPECT_NE(missing.err.find("no-such-dir/port_config.ini: cannot read it"), std::string::npos)
+        << missing.err;
+    auto hostile = runPlan(base + " --nos sonic --hwsku " + (kOwn / "bad-lane").string() +
+                               " --out " + (dir / "x").string(),
+                           dir);
+    EXPECT_EQ(hostile.rc, 65);
+    EXPECT_NE(hostile.err.find("bad-lane/port_config.ini:3:13: lanes \"5,6,x7,8\""),
+              std::string::npos)
+        << hostile.err;
+    EXPECT_FALSE(fs::exists(dir / "x"));
+    auto nos = runPlan(base + " --nos junos --out " + (dir / "x").string(), dir);
+    EXPECT_EQ(nos.rc, 64);
+    EXPECT_NE(nos.err.find("--nos: linux or sonic"), std::string::npos) << nos.err;
+    auto mh = runPlan(base + " --attach evpn-mh --nos sonic --out " + (dir / "x").string(), dir);
+    EXPECT_EQ(mh.rc, 65);
+    EXPECT_NE(mh.err.find("evpn-mh cannot be expressed on SONiC"), std::string::npos) << mh.err;
+    auto small = runPlan("--gpus 512 --model CX864E-N --nos sonic --hwsku " +
+                             (kCatalog / "CX732Q-N").string() + " --out " + (dir / "x").string(),
+                         dir);
+    EXPECT_EQ(small.rc, 65);
+    EXPECT_NE(small.err.find("swp1s2 is lane 2, but Ethernet0 of HWSKU CX732Q-N"),
+              std::string::npos)
+        << small.err;
+    EXPECT_EQ(runPlan(base + " --patch --out " + (dir / "x").string(), dir).rc, 64);
+    // --from a plan file: the same SONiC files.
+    auto from = runPlan("--from " + (dir / "s/plan.json").string() +
+                            " --nos sonic --sonic-release 202405 --out " + (dir / "f").string(),
+                        dir);
+    ASSERT_EQ(from.rc, 0) << from.err;
+    EXPECT_EQ(slurp(dir / "f/configs/p1-leaf1/config_db.overlay.json"),
+              slurp(leaf / "config_db.overlay.json"));
+    fs::remove_all(dir);
+}

@@ -1,0 +1,20 @@
+// `twinrail sonic-check FILE [--base FILE] [--yang-dir DIR]...`: checks a config_db.json
+// document (merged onto --base first, when given) against SONiC's YANG modules and
+// twinrail's, as `config reload` would on the switch. Exit 0 valid; 65 with every error
+// on stdout, one line each ("TABLE|key: field: message"), and the tables without a
+// model in sonic-utilities' words; 66 a file or YANG directory cannot be read; 64 usage.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace twinrail::cli {
+
+// Where the YANG modules are when no --yang-dir is given: SONiC's on a switch (when the
+// directory exists), then twinrail's installed ones.
+inline constexpr const char* kSonicYangDir = "/usr/local/yang-models";
+inline constexpr const char* kTwinrailYangDir = "/usr/share/twinrail/yang";
+
+int sonicCheckCommand(const std::vector<std::string>& args);
+
+}  // namespace twinrail::cli
