@@ -137,7 +137,9 @@ TEST(PlanSonicSku, HostileIniNamesFileLineAndColumn) {
               "t.ini:2:14: control character in the file");
     // A row without its index would regroup every cage (found by fuzz/sonic_sku_fuzz).
     EXPECT_EQ(iniError(h + "Ethernet0 1 a 1 100000\nEthernet4 2 b\n"),
-              "t.ini:3:1: port Ethernet4 has no index, though the header has an index column");
+              "t.ini:3:1: port Ethernet4 has no index, though the first port has one");
+    EXPECT_EQ(iniError("Ethernet0 1 a\nEthernet4 2 b 1\n"),
+              "t.ini:2:1: port Ethernet4 has an index, though the first port has none");
     EXPECT_EQ(iniError("# name alias\nEthernet0 a\n"), "t.ini:1:1: the header has no lanes column");
     EXPECT_EQ(iniError("# only prose\n"), "t.ini: no ports");
     EXPECT_EQ(iniError(std::string(2 << 20, 'x')), "t.ini: larger than 1 MiB");
@@ -148,6 +150,12 @@ TEST(PlanSonicSku, HostileIniNamesFileLineAndColumn) {
 }
 
 TEST(PlanSonicSku, HostileHwskuJsonNamesFileAndWhere) {
+    // A number past double's range threw out of the parser (fuzz/sonic_sku_fuzz).
+    auto huge =
+        plan::parseHwskuJson(R"({"interfaces": {"Ethernet0": {"x": 5E555555555}}})", "h.json", {});
+    ASSERT_TRUE(std::holds_alternative<plan::SkuError>(huge));
+    EXPECT_NE(std::get<plan::SkuError>(huge).message.find("h.json: not usable JSON"),
+              std::string::npos);
     auto bad = tool::loadSkuDir(kOwn / "bad-json");
     ASSERT_TRUE(std::holds_alternative<tool::SkuLoadError>(bad));
     EXPECT_NE(std::get<tool::SkuLoadError>(bad).message.find("bad-json/hwsku.json:4:17: not JSON"),

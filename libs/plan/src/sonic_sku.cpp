@@ -179,11 +179,12 @@ std::variant<std::vector<SkuPort>, SkuError> parsePortConfigIni(const std::strin
         if (port.name.empty() || port.lanes.empty())
             return SkuError{at(file, lineNo, 1) + "a port needs a name and lanes"};
         // Rows group into cages by index: one row without it would silently regroup
-        // every other row (each its own cage), so a header with the column needs it on all.
-        if (port.index < 0 && sawHeader &&
-            std::find(columns.begin(), columns.end(), "index") != columns.end()) {
+        // every other row (each its own cage), so every row has one or none does.
+        const bool hasIndex = port.index >= 0;
+        if (!ports.empty() && (ports.front().index >= 0) != hasIndex) {
             return SkuError{at(file, lineNo, 1) + "port " + port.name +
-                            " has no index, though the header has an index column"};
+                            (hasIndex ? " has an index, though the first port has none"
+                                      : " has no index, though the first port has one")};
         }
         if (!usedNames.insert(port.name).second)
             return SkuError{at(file, lineNo, t[0].column) + "port " + port.name + " twice"};
@@ -234,6 +235,10 @@ std::variant<std::map<std::string, BreakoutMode>, SkuError> parseHwskuJson(
     } catch (const json::parse_error& e) {
         auto [line, column] = lineColumn(text, e.byte > 0 ? e.byte - 1 : 0);
         return SkuError{at(file, line, column) + "not JSON"};
+    } catch (const json::exception& e) {
+        // A number past double's range (out_of_range 406), deep nesting: found by
+        // fuzz/sonic_sku_fuzz. Refused, never a crash.
+        return SkuError{file + ": not usable JSON (" + std::string(e.what()) + ")"};
     }
     if (!j.is_object() || !j.contains("interfaces") || !j["interfaces"].is_object())
         return SkuError{file + ": interfaces: missing, or not an object"};
