@@ -11,7 +11,7 @@ void Channel::ensure(const std::vector<ConfigLine>& required, bool apply,
     showRunning([this, required, apply, done = std::move(done)](bool ok, const std::string& text) {
         auto result = std::make_shared<EnsureResult>();
         if (!ok) {
-            result->error = "vtysh failed: " + text;
+            result->error = "FRR (" + describe() + ") failed: " + text;
             return done(*result);
         }
         result->reachable = true;
@@ -32,9 +32,9 @@ void Channel::applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo,
                         const std::function<void(EnsureResult)>& done) {
     if (todo->empty()) {
         // Re-read: what FRR shows, not what we sent, is the truth.
-        showRunning([result, required, done](bool ok, const std::string& text) {
+        showRunning([this, result, required, done](bool ok, const std::string& text) {
             if (!ok) {
-                result->error = "vtysh failed after applying: " + text;
+                result->error = "FRR (" + describe() + ") failed after applying: " + text;
             } else {
                 result->missing = missingLines(RunningConfig::parse(text), required);
             }
@@ -51,7 +51,7 @@ void Channel::applyNext(const std::shared_ptr<std::vector<ConfigLine>>& todo,
             result->added.push_back(line);
         } else if (result->error.empty()) {
             std::string why = r.timedOut ? "no answer within 20 s" : r.out + r.err;
-            result->error = "vtysh rejected '" + line.describe() + "': " + why;
+            result->error = "FRR (" + describe() + ") rejected '" + line.describe() + "': " + why;
         }
         applyNext(todo, running, result, required, done);
     });
