@@ -4,7 +4,8 @@
 // planes; each NIC's /32 on both its leaves (ADVERTISE_NETWORK_TABLE, BGP) and in the
 // kernel of remote switches; WCMP weights move under a shaped link; a member port going
 // down is withdrawn at once (the figure is printed); and nothing writes the sysctls
-// SONiC's intfmgrd owns on the SVIs.
+// SONiC's intfmgrd owns on the SVIs. Routed NICs on the same layout: sessions to each
+// plane's address on the rail SVI, reachability through every plane, a member port down.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -31,6 +32,7 @@ namespace {
 using twinrail::it::binaries;
 using twinrail::it::labName;
 using twinrail::it::leftovers;
+using twinrail::it::pingAllPlanes;
 using twinrail::it::pingEachPlane;
 
 class SonicLab : public ::testing::Test {
@@ -239,6 +241,70 @@ TEST_F(SonicLab, SmokeOnTheSonicLayout) {
 
     EXPECT_TRUE(lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 20s,
                                500ms));
+    EXPECT_FALSE(lab::PlanLab::down(name_).empty());
+    EXPECT_EQ(leftovers(name_), std::vector<std::string>{});
+}
+
+// Routed NICs on SONiC leaves (sonic_routed.cpp): the rail SVI carries its plane's address
+// and no gateway, each NIC's sessions to both its leaves come up from its own address,
+// every NIC reaches every NIC and leaf through each plane, and a member port going down
+// takes its host off that leaf at once while the NIC carries on through the other plane.
+TEST_F(SonicLab, RoutedNicsOnTheSonicLayout) {
+    auto built = plan::buildPlan(lab::defaultLabRequest(plan::Attach::Routed));
+    ASSERT_TRUE(std::holds_alternative<plan::Plan>(built));
+    lab::PlanLab l(name_, std::get<plan::Plan>(built), binaries(), lab::SonicLayout{});
+    ASSERT_NO_THROW(l.up());
+    const plan::Plan& p = l.plan();
+    const auto record = lab::labSonicRecord(name_);
+    ASSERT_FALSE(record.is_null());
+
+    const auto svi1 = sh("p1-leaf1", {"ip", "-4", "addr", "show", "dev", "Vlan1001"});
+    EXPECT_NE(svi1.find("10.128.0.254/24"), std::string::npos) << svi1;
+    EXPECT_EQ(svi1.find("10.128.0.1/"), std::string::npos) << svi1;
+    const auto svi2 = sh("p2-leaf1", {"ip", "-4", "addr", "show", "dev", "Vlan1001"});
+    EXPECT_NE(svi2.find("10.128.0.253/24"), std::string::npos) << svi2;
+    EXPECT_EQ(sysctl("p1-leaf1", "Vlan1001", "proxy_arp"), "0");
+
+    auto status = lab::labStatus(name_);
+    EXPECT_TRUE(status["healthy"].get<bool>()) << status.dump(2);
+    for (const auto& nic : status["nics"]) {
+        EXPECT_EQ(nic["bgp"]["established"], 2) << nic.dump();
+        EXPECT_EQ(nic["bgp"]["configured"], 2) << nic.dump();
+    }
+    EXPECT_EQ(pingAllPlanes(name_, p), "");
+    EXPECT_TRUE(lab::waitUntil(
+        [&] {
+            auto t = table10("p1-leaf1");
+            return t.count("10.128.0.2") == 1 && t.count("10.128.0.3") == 1;
+        },
+        5s, 100ms));
+
+    // srv1-nic1's port to p1-leaf1 (the member port, by its plan name) goes down.
+    const std::string member = lab::labPortName(record, "p1-leaf1", "swp1");
+    const auto down = std::chrono::steady_clock::now();
+    lab::failNode(name_, "p1-leaf1:swp1");
+    EXPECT_TRUE(
+        lab::waitUntil([&] { return table10("p1-leaf1").count("10.128.0.2") == 0; }, 1s, 10ms));
+    std::cout << "[figure] routed member port " << member << " down: withdrawn on p1-leaf1 in "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - down)
+                     .count()
+              << " ms\n";
+    EXPECT_EQ(table10("p1-leaf1").count("10.128.0.3"), 1u) << "the other host stays";
+    EXPECT_EQ(table10("p2-leaf1").count("10.128.0.2"), 1u) << "the other plane kept it";
+    EXPECT_TRUE(lab::waitUntil(
+        [&] {
+            return lab::inNodeRun(name_, "srv1-nic1",
+                                  {"ping", "-c1", "-W1", "-I", "10.128.0.2", "10.128.0.3"})
+                       .rc == 0;
+        },
+        10s, 200ms))
+        << "srv1-nic1 must reach srv2-nic1 through plane 2";
+    lab::restoreNode(name_, binaries(), "p1-leaf1:" + member);
+    EXPECT_TRUE(
+        lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 30s, 500ms))
+        << lab::labStatus(name_).dump(2);
+    EXPECT_EQ(pingAllPlanes(name_, p), "") << "after the port came back";
     EXPECT_FALSE(lab::PlanLab::down(name_).empty());
     EXPECT_EQ(leftovers(name_), std::vector<std::string>{});
 }

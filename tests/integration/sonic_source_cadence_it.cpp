@@ -17,13 +17,18 @@ constexpr double kEthernet0Bps = 400e9;
 
 // ---- (c) utilisation at every counter cadence ------------------------------------------
 
-// Tolerance: 3% of the true 50%. Once the period is learned (3 changes), a rate is taken
-// over a whole number of learned periods, so its error is how far the writer's actual
-// write instants strayed from that grid (its wake-up lateness, checked below to be under
-// 10 ms: 2% at 500 ms) plus the period's own error (a mean over up to 16 intervals whose
-// ends jitter by the Redis round trip: well under 0.5%). The first 3 s are warm-up: until
-// then an instant is the read that saw the change, +-100 ms on a 1 s interval.
-constexpr double kTolerance = 0.03 * 0.5;
+// Tolerance, relative to the true 50%: once the period is learned (3 changes), a rate is
+// taken over a whole number of learned periods, so its error is how far the writer's
+// actual write instants strayed from that grid (its wake-up lateness, measured: both ends
+// of an interval are late by 0..maxLate, so their difference is at most maxLate, over at
+// least one period) plus the period's own error (a mean over up to 16 intervals whose
+// ends jitter by the same lateness and the Redis round trip: under 1% on a quiet or a
+// loaded machine). So a quiet machine (lateness ~1 ms) is held to ~1.2% at 500 ms, and a
+// loaded one to what its own writer's jitter explains, never more. The first 3 s are
+// warm-up: until then an instant is the read that saw the change, +-100 ms on 1 s.
+double toleranceFor(std::chrono::milliseconds period, double maxLateMs) {
+    return 0.5 * (0.01 + maxLateMs / static_cast<double>(period.count()));
+}
 
 TEST_F(SonicSource, UtilIsRightAtEveryFlexCounterCadence) {
     loadOwnFixture();
@@ -51,7 +56,9 @@ TEST_F(SonicSource, UtilIsRightAtEveryFlexCounterCadence) {
         io_.run_until(next);
     }
     writer.stop();
-    ASSERT_LT(writer.maxLateMs(), 10.0) << "the writer itself was late: machine overloaded";
+    // Past 50 ms (10% of the shortest period) the writer no longer models a flex-counter
+    // poll at all; the bound above would be too loose to mean anything.
+    ASSERT_LT(writer.maxLateMs(), 50.0) << "the writer itself was late: machine overloaded";
     EXPECT_EQ(errors, 0);
     double worst[3] = {0, 0, 0};
     for (const auto& s : samples) {
@@ -59,7 +66,7 @@ TEST_F(SonicSource, UtilIsRightAtEveryFlexCounterCadence) {
         auto period = writer.periodAt(s.at);
         int seg = period == 1000ms ? 0 : period == 2000ms ? 1 : 2;
         worst[seg] = std::max(worst[seg], std::abs(s.util - 0.5));
-        EXPECT_NEAR(s.util, 0.5, kTolerance)
+        EXPECT_NEAR(s.util, 0.5, toleranceFor(period, writer.maxLateMs()))
             << "at " << std::chrono::duration<double>(s.at - writer.started()).count()
             << " s, cadence " << period.count() << " ms";
     }

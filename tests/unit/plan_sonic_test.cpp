@@ -370,13 +370,7 @@ TEST(PlanSonicOverlay, BondLeafShape) {
     EXPECT_EQ(o["PATHQD"]["global"]["sonic_release"], "202505");
     EXPECT_EQ(o["PATHQD_PORT"]["Ethernet256"]["role"], "uplink");
     EXPECT_EQ(o["UPLINK_PIN"]["Ethernet0"]["uplink"], "Ethernet256");
-    auto routed = build("CX732Q-N", 256, plan::Attach::Routed);
-    auto r = sonic(routed, first(routed, false), sku(kCatalog / "CX732Q-N"));
-    EXPECT_FALSE(r.overlay.contains("VLAN"));
-    EXPECT_EQ(r.overlay["INTERFACE"]["Ethernet0"]["ipv6_use_link_local_only"], "enable");
-    EXPECT_NE(r.frrConf.find(" neighbor Ethernet0 interface peer-group HOSTS\n"),
-              std::string::npos);
-}
+}  // routed leaves: plan_sonic_routed_test.cpp
 
 TEST(PlanSonicOverlay, HostRoutesReachBgpByRelease) {
     auto p = build("CX864E-N", 512);

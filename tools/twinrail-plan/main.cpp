@@ -290,11 +290,6 @@ int sonicTarget(const Args& a, const plan::Plan& p, twinrail::plantool::SonicTar
         std::cerr << "twinrail-plan: --nos sonic: " << *why << "\n";
         return exitcode::kDataErr;
     }
-    if (p.request.attach == plan::Attach::Routed) {
-        std::cerr << "twinrail-plan: warning: --nos sonic --attach routed: the host ports carry "
-                     "IPv6 link-local only, so a leaf learns no IPv4 host on them yet "
-                     "(docs/planner.md, Routed attach)\n";
-    }
     auto leaf = skuFor(a.hwsku, p.request.leafModel.name);
     if (auto* rc = std::get_if<int>(&leaf)) return *rc;
     out.leafSku = std::get<plan::Sku>(leaf);

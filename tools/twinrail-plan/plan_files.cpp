@@ -103,7 +103,8 @@ std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p, c
                     const auto& nic = srv.nics[k];
                     add(under({{nic.name, at + ".nics[" + std::to_string(k) + "].name"},
                                {"frr.conf", ""}}),
-                        plan::hostFrrConfig(p, srv, nic));
+                        sonic != nullptr ? plan::sonicHostFrrConfig(p, srv, nic)
+                                         : plan::hostFrrConfig(p, srv, nic));
                 }
                 continue;
             }

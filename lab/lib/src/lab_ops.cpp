@@ -14,6 +14,7 @@
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
+#include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::lab {
 namespace fs = std::filesystem;
@@ -236,6 +237,10 @@ void swapNicCables(const std::string& lab, const LabBinaries& bins, const std::s
 void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Plan& p,
                 const std::string& node, const std::vector<std::string>& ports) {
     std::set<std::string> onPorts(ports.begin(), ports.end());
+    // A routed NIC whose leaves run SONiC asks for its session's peer on that leaf's SVI
+    // (the rail's gateway is on no SONiC leaf then: sonic_routed.cpp).
+    const bool sonicPeers =
+        p.request.attach == plan::Attach::Routed && !labSonicRecord(lab).is_null();
     for (const auto& srv : p.servers) {
         for (const auto& nic : srv.nics) {
             const plan::RailSubnet* rs = p.subnetFor(srv.group, nic.rail);
@@ -248,9 +253,11 @@ void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Pla
                 // A bonded NIC announces through its bond, whose dual-send sends the ARP on
                 // every port that has a link; a routed NIC on the port itself.
                 bool bonded = p.request.attach != plan::Attach::Routed;
+                const std::string target =
+                    sonicPeers ? plan::sonicRoutedPeer(*rs, np.plane) : rs->gateway;
                 auto a = inNodeRun(
                     lab, PlanLab::nicNode(srv, nic),
-                    {bins.self, "announce", bonded ? "bond0" : np.name, nic.address, rs->gateway});
+                    {bins.self, "announce", bonded ? "bond0" : np.name, nic.address, target});
                 if (a.rc != 0) throw std::runtime_error("announce failed: " + a.out);
                 if (bonded) break;  // once per NIC
             }

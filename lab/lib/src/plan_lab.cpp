@@ -13,6 +13,7 @@
 #include "twinrail/plan/evpn_mh.h"
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/server_config.h"
+#include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::lab {
 namespace fs = std::filesystem;
@@ -156,7 +157,9 @@ void PlanLab::buildNamespaces() {
     if (r().attach == plan::Attach::Routed) {
         for (const auto& srv : plan_.servers) {
             for (const auto& nic : srv.nics)
-                fabric.startFrr(nicNode(srv, nic), plan::hostFrrConfig(plan_, srv, nic));
+                fabric.startFrr(nicNode(srv, nic), sonic_
+                                                       ? plan::sonicHostFrrConfig(plan_, srv, nic)
+                                                       : plan::hostFrrConfig(plan_, srv, nic));
         }
     }
     // From here the lab lives on its own; `down` finds it by name.

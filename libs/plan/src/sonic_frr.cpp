@@ -80,6 +80,18 @@ std::string pathqdAttach(const std::vector<std::string>& downlinks) {
     return c;
 }
 
+// Routed hosts peer from their own addresses with this leaf's address on the rail SVI
+// (sonic_routed.cpp): sessions accepted from the rail subnets, one per host port at most.
+// Nothing is taken from them (TWINRAIL-FROM-HOSTS): a host's route is hostrouted's /32.
+std::string hostSessions(const Plan& plan, const std::vector<const RailSubnet*>& subnets,
+                         size_t hostPorts) {
+    std::string c = " neighbor HOSTS peer-group\n neighbor HOSTS remote-as " + n(plan.hostAsn) +
+                    "\n neighbor HOSTS advertisement-interval 0\n neighbor HOSTS timers 3 9\n";
+    c += " bgp listen limit " + n(static_cast<long>(std::max<size_t>(hostPorts, 1))) + "\n";
+    for (const auto* rs : subnets) c += " bgp listen range " + rs->prefix + " peer-group HOSTS\n";
+    return c;
+}
+
 }  // namespace
 
 std::string sonicFrrConfig(const Plan& plan, const Switch& sw, const PortMap& ports,
@@ -108,7 +120,7 @@ std::string sonicFrrConfig(const Plan& plan, const Switch& sw, const PortMap& po
     // (bgpcfgd); a /32 known to the kernel but not to zebra's RIB must still be announced.
     if (!sw.spine && !tableDirect) c += " no bgp network import-check\n";
     c += peerGroup("FABRIC", portsOf(sw, ports, sw.spine ? PortRole::Downlink : PortRole::Uplink));
-    if (hostPeers) c += peerGroup("HOSTS", portsOf(sw, ports, PortRole::Host));
+    if (hostPeers) c += hostSessions(plan, subnets, portsOf(sw, ports, PortRole::Host).size());
     c += " address-family ipv4 unicast\n";
     for (const auto* rs : subnets) c += "  network " + rs->prefix + "\n";
     c += "  redistribute connected route-map TWINRAIL-CONNECTED\n";

@@ -62,9 +62,12 @@ std::map<std::string, std::pair<std::string, int>> bindings(const Plan& plan, co
     return out;
 }
 
-// Bonded hosts: one VLAN per rail, the gateway on its SVI with the one gateway MAC.
-std::optional<std::string> bondedHosts(const Plan& plan, const Switch& sw, const PortMap& ports,
-                                       json& db) {
+// Hosts as SONiC's T0 has them: one VLAN per rail, untagged members. Bonded hosts send to
+// the rail's gateway, on the SVI with the one gateway MAC and proxy ARP; routed hosts to
+// their BGP peer, this plane's address on the SVI (sonicRoutedPeer, sonic_routed.cpp).
+std::optional<std::string> railVlanHosts(const Plan& plan, const Switch& sw, const PortMap& ports,
+                                         json& db) {
+    const bool bond = plan.request.attach == Attach::Bond;
     for (const auto& p : sw.ports) {
         if (p.role != PortRole::Host) continue;
         const int rail = railOf(p);
@@ -76,32 +79,25 @@ std::optional<std::string> bondedHosts(const Plan& plan, const Switch& sw, const
         const std::string len = rs->prefix.substr(rs->prefix.find('/'));
         db["VLAN"][vlan] = {{"vlanid", std::to_string(kSonicVlanBase + rail)}};
         db["VLAN_MEMBER"][vlan + "|" + ports.names.at(p.name)] = {{"tagging_mode", "untagged"}};
-        // A bonded NIC sends to one gateway MAC over either plane: both leaves answer to
-        // it (mac_addr, not SAG: see docs/planner.md), and intfmgrd sets proxy ARP.
-        db["VLAN_INTERFACE"][vlan] = {{"proxy_arp", "enabled"},
-                                      {"mac_addr", plan.request.gatewayMac}};
-        db["VLAN_INTERFACE"][vlan + "|" + rs->gateway + len] = json::object();
         db["HOSTROUTED_INTERFACE"][vlan] = json::object();
+        if (bond) {
+            // A bonded NIC sends to one gateway MAC over either plane: both leaves answer
+            // to it (mac_addr, not SAG: see docs/planner.md), and intfmgrd sets proxy ARP.
+            db["VLAN_INTERFACE"][vlan] = {{"proxy_arp", "enabled"},
+                                          {"mac_addr", plan.request.gatewayMac}};
+            db["VLAN_INTERFACE"][vlan + "|" + rs->gateway + len] = json::object();
+            continue;
+        }
+        const std::string peer = sonicRoutedPeer(*rs, sw.plane);
+        if (peer.empty()) return sw.name + ": rail subnet " + rs->prefix + " has no plane address";
+        db["VLAN_INTERFACE"][vlan] = json::object();
+        db["VLAN_INTERFACE"][vlan + "|" + peer + len] = json::object();
     }
     for (const auto& [address, where] : bindings(plan, sw)) {
         db["HOSTROUTED_BINDING"][address] = {{"ifname", vlanName(where.second)},
                                              {"port", ports.names.at(where.first)}};
     }
     return std::nullopt;
-}
-
-// Routed hosts: each host port a router interface of its own with IPv6 link-local only
-// (BGP unnumbered to the NIC, as on the fabric); no IPv4 gateway on it, so 128 ports of a
-// rail do not carry one prefix 128 times (IntfsOrch would refuse all but the first).
-void routedHosts(const Plan& plan, const Switch& sw, const PortMap& ports, json& db) {
-    for (const auto& p : sw.ports) {
-        if (p.role != PortRole::Host) continue;
-        const std::string& eth = ports.names.at(p.name);
-        db["INTERFACE"][eth] = {{"ipv6_use_link_local_only", "enable"}};
-        db["HOSTROUTED_INTERFACE"][eth] = json::object();
-    }
-    for (const auto& [address, where] : bindings(plan, sw))
-        db["HOSTROUTED_BINDING"][address] = {{"ifname", ports.names.at(where.first)}};
 }
 
 }  // namespace
@@ -114,7 +110,7 @@ std::optional<std::string> sonicRefusal(const Plan& plan) {
                "switch, on the fabric), and EVPN_ETHERNET_SEGMENT has a YANG model only from "
                "2026-05 on; use --attach bond or routed";
     }
-    return std::nullopt;
+    return sonicRoutedRefusal(plan);
 }
 
 std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan, const Switch& sw,
@@ -137,11 +133,7 @@ std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan,
             {"proxy_arp", bond ? "true" : "false"},
             {"platform", "sonic"},
             {"advertise", tableDirect ? "table-direct" : "network-table"}};
-        if (bond) {
-            if (auto why = bondedHosts(plan, sw, ports, db)) return *why;
-        } else {
-            routedHosts(plan, sw, ports, db);
-        }
+        if (auto why = railVlanHosts(plan, sw, ports, db)) return *why;
         if (plan.request.lb == Request::Lb::Static) {
             for (const auto& p : sw.ports) {
                 if (p.role != PortRole::Host || p.pinnedUplink.empty()) continue;

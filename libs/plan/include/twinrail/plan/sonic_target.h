@@ -57,6 +57,19 @@ std::string jsonPointerToken(const std::string& key);
 // and for a prefix that does not parse.
 std::vector<std::string> overlappingRouterInterfaces(const nlohmann::json& configDb);
 
+// Routed hosts on SONiC (sonic_routed.cpp). The rail VLAN's SVI of a plane-p leaf carries
+// one address, the subnet's (broadcast - p): a NIC's BGP session over each port goes to
+// its own address, and orchagent refuses a second prefix of the subnet on the same SVI
+// (IntfsOrch::setIntf checks every router interface of the VRF, this one too). The
+// subnet's gateway is not used: a routed NIC sends to its BGP next hops only.
+std::string sonicRoutedPeer(const RailSubnet& subnet, int plane);
+// Why routed hosts cannot be laid out this way on SONiC, or nothing: a NIC with two ports
+// on one leaf (one SVI holds one MAC per neighbor), or a rail subnet without room for the
+// per-plane addresses above its hosts.
+std::optional<std::string> sonicRoutedRefusal(const Plan& plan);
+// The NIC's frr.conf when its leaves run SONiC: a /32 to each port's peer address through
+// that port, and a receive-only session from the NIC's own address to each.
+std::string sonicHostFrrConfig(const Plan& plan, const Server& server, const Nic& nic);
 // The split-unified frr.conf (sonic_frr.cpp); the port names are the SKU's.
 std::string sonicFrrConfig(const Plan& plan, const Switch& sw, const PortMap& ports,
                            const SonicOptions& options);
