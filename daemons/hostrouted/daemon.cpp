@@ -204,6 +204,8 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     const int masterBefore = it != ports_.end() ? it->second.link.master : 0;
     const bool operBefore = it != ports_.end() && it->second.link.operUp;
     if (!inSnapshot_) sviMemberChanged(link, masterBefore, operBefore, removed);
+    // A port's VLAN list holds for the bridge it came from only.
+    if (removed || link.master != masterBefore) portVlans_.erase(link.ifindex);
     if (removed) {
         if (it != ports_.end()) ports_.erase(it);
         proxyWritten_.erase(link.name);  // its sysctls went with it

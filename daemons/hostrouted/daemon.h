@@ -55,6 +55,7 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void onAddress(const netlink::AddressEntry& addr, bool removed) override;
     void onNeighbor(const netlink::NeighborEntry& neigh, bool removed) override;
     void onFdb(const netlink::FdbEntry& fdb, bool removed) override;
+    void onPortVlans(const netlink::PortVlans& port) override;
     void onSnapshotBegin() override;
     void onSnapshotEnd() override;
     void onSnapshotAborted() override;
@@ -84,6 +85,7 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     // The SVIs whose hosts an FDB entry of `bridge` in `vlan` (0: every VLAN) concerns.
     std::vector<const Port*> svisOver(int bridge, uint16_t vlan) const;
     std::optional<int> placeSviHost(const netlink::NeighborEntry& neigh, const Port& svi);
+    bool memberInVlan(int port, uint16_t vlan) const;
     void sviMemberChanged(const netlink::LinkState& link, int masterBefore, bool upBefore,
                           bool removed);
     void probeNeighbor(const netlink::NeighborEntry& neigh);
@@ -155,6 +157,9 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<UplinkPinner> pinner_;
     std::unique_ptr<EvpnMh> evpn_;  // with evpn_mh only
     BridgeFdb fdb_;
+    // Each member's VLANs, as the kernel last listed them (no entry: never listed, as on a
+    // VLAN-unaware bridge, where any VLAN counts).
+    std::map<int, std::set<uint16_t>> portVlans_;
     SviNeighbors sviNeighbors_;
     std::unique_ptr<NetworkTable> networkTable_;        // with advertise network-table only
     std::map<std::string, std::string> sonicWarnings_;  // port -> what SONiC left unlike the plan

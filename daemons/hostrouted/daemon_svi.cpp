@@ -38,7 +38,8 @@ std::optional<int> Daemon::placeSviHost(const netlink::NeighborEntry& neigh, con
     if (in.fdbPort) {
         if (auto it = ports_.find(*in.fdbPort); it != ports_.end()) {
             in.fdbPortName = it->second.link.name;
-            in.fdbPortUp = it->second.link.operUp && it->second.link.master == sb->bridge;
+            in.fdbPortUp = it->second.link.operUp && it->second.link.master == sb->bridge &&
+                           memberInVlan(*in.fdbPort, sb->vlan);
         }
     }
     if (const HostRecord* rec = registry_.find(neigh.ip); rec && rec->ifindex == neigh.ifindex)
@@ -75,6 +76,47 @@ void Daemon::onFdb(const netlink::FdbEntry& fdb, bool removed) {
         if (fdb.vlan == 0 && svi->link.kind != "bridge") continue;  // untagged: no VLAN's SVI
         for (const auto& neigh : sviNeighbors_.withMac(svi->link.ifindex, fdb.mac))
             onNeighbor(neigh, false);
+    }
+}
+
+bool Daemon::memberInVlan(int port, uint16_t vlan) const {
+    if (vlan == 0) return true;  // a VLAN-unaware bridge: any
+    auto it = portVlans_.find(port);
+    return it == portVlans_.end() || it->second.count(vlan) > 0;
+}
+
+// `bridge vlan del vid X dev EthernetN` while EthernetN stays in another VLAN (vlanmgrd
+// sets nomaster only when none is left): the kernel flushes the member's VLAN-X entries,
+// which alone looks like ageing (Keep). The port's new VLAN list says it at once: its hosts
+// on VLAN X's SVI are withdrawn, and when it joins again, that SVI's waiting hosts are
+// probed, as after a member comes back up.
+void Daemon::onPortVlans(const netlink::PortVlans& pv) {
+    if (evpn_) return;
+    auto known = portVlans_.find(pv.ifindex);
+    // No list and none before: a VLAN-unaware bridge; no list after one: no VLAN left.
+    if (!pv.vlans && known == portVlans_.end()) return;
+    const bool first = known == portVlans_.end();
+    const std::set<uint16_t> before = first ? std::set<uint16_t>{} : known->second;
+    const std::set<uint16_t> now = pv.vlans.value_or(std::set<uint16_t>{});
+    portVlans_[pv.ifindex] = now;
+    // In a snapshot the neighbors are placed again after this, by the new list.
+    if (inSnapshot_ || (!first && before == now)) return;
+    auto port = ports_.find(pv.ifindex);
+    const std::string name = port != ports_.end() ? port->second.link.name : "?";
+    for (const Port* svi : svisOver(pv.master, 0)) {
+        const uint16_t vlan = sviBridge(*svi)->vlan;
+        if (vlan == 0) continue;
+        const bool in = now.count(vlan) > 0, was = first || before.count(vlan) > 0;
+        if (was && !in) {
+            log::info("member ", name, " left ", svi->link.name, "'s VLAN ", vlan,
+                      ": withdrawing the hosts behind it there");
+            registry_.capPortLeft(pv.ifindex, svi->link.ifindex, Clock::now());
+        } else if (in && !was) {
+            for (const auto& neigh : sviNeighbors_.on(svi->link.ifindex)) {
+                const HostRecord* rec = registry_.find(neigh.ip);
+                if (rec == nullptr || rec->ifindex != neigh.ifindex) probeNeighbor(neigh);
+            }
+        }
     }
 }
 

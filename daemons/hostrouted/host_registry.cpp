@@ -281,6 +281,13 @@ void HostRegistry::capPortDown(int capPort, TimePoint now) {
     for (const auto& ip : behind) erase(ip, now);
 }
 
+void HostRegistry::capPortLeft(int capPort, int svi, TimePoint now) {
+    std::vector<IpAddr> behind;
+    for (const auto& [ip, rec] : hosts_)
+        if (rec.capPort == capPort && rec.ifindex == svi) behind.push_back(ip);
+    for (const auto& ip : behind) erase(ip, now);
+}
+
 void HostRegistry::adoptRoute(const netlink::HostRoute& route, TimePoint now) {
     if (lookup(route.dst) != nullptr) return;
     HostRecord rec;

@@ -140,6 +140,8 @@ class HostRegistry {
     void portDown(int ifindex, TimePoint now);
     // A member port behind an SVI went down: every host counted on it goes at once.
     void capPortDown(int capPort, TimePoint now);
+    // The same for the hosts on one SVI only (the member left that SVI's VLAN).
+    void capPortLeft(int capPort, int svi, TimePoint now);
     void adoptRoute(const netlink::HostRoute& route, TimePoint now);
     void routeFailed(const IpAddr& ip, int error);
 

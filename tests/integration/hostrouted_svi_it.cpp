@@ -142,10 +142,16 @@ TEST_F(HostroutedSviIt, HostsBehindMembersAreRoutedAndAMemberDownWithdrawsItsHos
 }
 
 // The real edge's contract (tests/fakes FakeKernel promises the same): with bridgeFdb the
-// first snapshot holds the bridge's FDB, before the neighbors, and later changes arrive as
-// events; without it, no FDB dump is taken.
+// first snapshot holds the bridge ports' VLAN lists and the bridge's FDB, before the
+// neighbors, and later changes arrive as events; without it, neither dump is taken. (This
+// kernel has no VLAN filtering, so its ports carry no list: the dump and its decoding are
+// checked, the lists themselves with hand-built messages in netlink_parse_test.)
 struct FdbRecorder : netlink::NetlinkObserver {
     std::vector<netlink::FdbEntry> dumped, events;
+    std::vector<netlink::PortVlans> portsDumped;
+    void onPortVlans(const netlink::PortVlans& p) override {
+        if (inSnapshot) portsDumped.push_back(p);
+    }
     bool inSnapshot = false;
     int snapshots = 0;
     void onLink(const netlink::LinkState&, bool) override {}
@@ -203,6 +209,13 @@ TEST_F(HostroutedSviIt, TheMonitorDumpsAndFollowsTheBridgeFdb) {
     ASSERT_EQ(withFdb.events.size(), 1U);
     EXPECT_EQ(withFdb.events[0].mac, (MacAddr{2, 0, 0, 0, 0x0a, 0x02}));
     EXPECT_TRUE(without.dumped.empty());
+    ASSERT_EQ(withFdb.portsDumped.size(), 2U);  // Ethernet0 and Ethernet8
+    for (const auto& p : withFdb.portsDumped) {
+        EXPECT_EQ(p.master, withFdb.dumped[0].master);
+        std::cout << "[contract] bridge port " << p.ifindex << " VLAN list: "
+                  << (p.vlans ? std::to_string(p.vlans->size()) + " VLANs" : "none") << "\n";
+    }
+    EXPECT_TRUE(without.portsDumped.empty());
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ constexpr int kEth0 = 43;
 constexpr int kEth8 = 44;
 constexpr uint16_t kVid1 = 1001;
 constexpr uint16_t kVid2 = 1002;
+const MacAddr kHostC{0x02, 0, 0, 0, 0, 0xc1};
 
 netlink::FdbEntry fdb(int port, MacAddr mac, uint16_t vlan) {
     netlink::FdbEntry f;
@@ -90,6 +91,7 @@ class HostroutedVlanAware : public HostroutedHarness {
         kernel->addAddress({kVlan1001, *IpPrefix::parse("10.1.0.1/24")});
         kernel->addAddress({kVlan1002, *IpPrefix::parse("10.2.0.1/24")});
         for (const auto& f : seedFdb) kernel->setFdb(f);
+        for (const auto& v : seedPortVlans) kernel->setPortVlans(v);
     }
     static json sviConfig() {
         auto doc = baseConfig();
@@ -106,6 +108,7 @@ class HostroutedVlanAware : public HostroutedHarness {
         kernel->setNeighbor(neighbor(vid == kVid1 ? kVlan1001 : kVlan1002, addr, mac));
     }
     std::vector<netlink::FdbEntry> seedFdb;
+    std::vector<netlink::PortVlans> seedPortVlans;
 };
 
 TEST_F(HostroutedVlanAware, AHostIsPlacedByItsVlanAndMac) {
@@ -200,6 +203,66 @@ TEST_F(HostroutedVlanAware, ARestartAdoptsTheSvisRoutesWithoutTouchingThem) {
     EXPECT_EQ(routes->writes, 0U);
     settle();
     EXPECT_EQ(stateField("HOST_ROUTE_TABLE|10.2.0.10", "port"), "Ethernet8");
+}
+
+netlink::PortVlans vlansOf(int port, std::set<uint16_t> vlans) {
+    return {port, kBridge, std::move(vlans)};
+}
+
+// `bridge vlan del vid 1001 dev Ethernet0` while Ethernet0 stays in VLAN 1002: the port's
+// new list withdraws its host on Vlan1001 at once (the FDB flush alone looks like ageing),
+// leaves its host on Vlan1002 and the other member's host on Vlan1001 alone, and when the
+// port joins again the waiting host is probed and routed once the bridge learns it.
+TEST_F(HostroutedVlanAware, AMemberLeavingOneVlanWithdrawsItsHostsThereOnly) {
+    startDaemon(configOf(sviConfig()));
+    kernel->setPortVlans(vlansOf(kEth0, {kVid1, kVid2}));
+    kernel->setPortVlans(vlansOf(kEth8, {kVid1}));
+    hostBehind(kEth0, kVid1, "10.1.0.10", kHostA);
+    hostBehind(kEth0, kVid2, "10.2.0.10", kHostB);
+    hostBehind(kEth8, kVid1, "10.1.0.11", kHostC);
+    ASSERT_EQ(routes->routedVia(ip("10.1.0.10")), kVlan1001);
+    kernel->removeFdb(kBridge, kHostA, kVid1);  // the flush: taken for ageing, kept
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.10")), kVlan1001);
+    kernel->setPortVlans(vlansOf(kEth0, {kVid2}));
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.10")), 0);
+    EXPECT_EQ(routes->routedVia(ip("10.2.0.10")), kVlan1002);
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.11")), kVlan1001);
+    // Heard again while the port is out of the VLAN, with a stale FDB entry: not routed.
+    kernel->setFdb(fdb(kEth0, kHostA, kVid1));
+    kernel->setNeighbor(neighbor(kVlan1001, "10.1.0.10", kHostA, NUD_STALE));
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.10")), 0);
+    kernel->removeFdb(kBridge, kHostA, kVid1);
+    const size_t probesBefore = prober->probesTo(ip("10.1.0.10"));
+    kernel->setPortVlans(vlansOf(kEth0, {kVid1, kVid2}));
+    EXPECT_GT(prober->probesTo(ip("10.1.0.10")), probesBefore);
+    kernel->setFdb(fdb(kEth0, kHostA, kVid1));  // its answer
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.10")), kVlan1001);
+    // No list after one: the port has no VLAN left.
+    kernel->setPortVlans({kEth0, kBridge, std::nullopt});
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.10")), 0);
+    EXPECT_EQ(routes->routedVia(ip("10.2.0.10")), 0);
+}
+
+// After a restart the bridge-port dump gives the lists: a host heard behind a port that is
+// no longer in its VLAN is not routed, one behind a member of it is.
+TEST_F(HostroutedVlanAware, TheSnapshotsVlanListsPlaceTheHosts) {
+    seedFdb.push_back(fdb(kEth0, kHostA, kVid1));  // left over: Ethernet0 left VLAN 1001
+    seedFdb.push_back(fdb(kEth8, kHostB, kVid1));
+    seedNeighbors.push_back(neighbor(kVlan1001, "10.1.0.10", kHostA));
+    seedNeighbors.push_back(neighbor(kVlan1001, "10.1.0.11", kHostB));
+    seedPortVlans.push_back(vlansOf(kEth0, {kVid2}));
+    seedPortVlans.push_back(vlansOf(kEth8, {kVid1}));
+    startDaemon(configOf(sviConfig()));
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.10")), 0);
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.11")), kVlan1001);
+}
+
+// A VLAN-unaware bridge's ports send no list: nothing changes for its SVI.
+TEST_F(HostroutedVlanAware, NoListMeansAnyVlan) {
+    startDaemon(configOf(sviConfig()));
+    kernel->setPortVlans({kEth0, kBridge, std::nullopt});
+    hostBehind(kEth0, kVid1, "10.1.0.10", kHostA);
+    EXPECT_EQ(routes->routedVia(ip("10.1.0.10")), kVlan1001);
 }
 
 }  // namespace

@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 #include <linux/if.h>
+#include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
 #include <sys/socket.h>
+
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "twinrail/netlink/parse.h"
 
@@ -19,7 +24,13 @@ struct Msg {
     Msg(int type, const void* body, size_t len) : msg(nlmsg_alloc_simple(type, 0)) {
         nlmsg_append(msg, const_cast<void*>(body), len, NLMSG_ALIGNTO);
     }
-    ~Msg() { nlmsg_free(msg); }
+    Msg(Msg&& other) noexcept : msg(std::exchange(other.msg, nullptr)) {}
+    Msg(const Msg&) = delete;
+    Msg& operator=(const Msg&) = delete;
+    Msg& operator=(Msg&&) = delete;
+    ~Msg() {
+        if (msg != nullptr) nlmsg_free(msg);
+    }
     Decoded decode() { return netlink::decode(nlmsg_hdr(msg)); }
 };
 
@@ -275,4 +286,83 @@ TEST(NetlinkParse, FdbEntryWithABadVlanIsMalformed) {
     auto none = decodeWith([](nl_msg*) {});  // a VLAN-unaware bridge's entry
     ASSERT_TRUE(std::holds_alternative<FdbMsg>(none));
     EXPECT_EQ(std::get<FdbMsg>(none).fdb.vlan, 0);
+}
+
+// A bridge port's VLAN list (AF_BRIDGE RTM_NEWLINK, IFLA_AF_SPEC) as the kernel sends it
+// after `bridge vlan add|del`: single VLANs and compressed ranges.
+namespace {
+
+Msg bridgePort(int ifindex, int master) {
+    ifinfomsg ifi{};
+    ifi.ifi_family = AF_BRIDGE;
+    ifi.ifi_index = ifindex;
+    Msg m(RTM_NEWLINK, &ifi, sizeof(ifi));
+    nla_put_string(m.msg, IFLA_IFNAME, "Ethernet0");
+    if (master != 0) nla_put_u32(m.msg, IFLA_MASTER, static_cast<uint32_t>(master));
+    return m;
+}
+
+void putVlan(nl_msg* msg, uint16_t vid, uint16_t flags) {
+    bridge_vlan_info info{flags, vid};
+    nla_put(msg, IFLA_BRIDGE_VLAN_INFO, sizeof info, &info);
+}
+
+}  // namespace
+
+TEST(NetlinkParse, BridgePortVlanLists) {
+    auto m = bridgePort(43, 40);
+    nlattr* spec = nla_nest_start(m.msg, IFLA_AF_SPEC);
+    putVlan(m.msg, 1, BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED);
+    putVlan(m.msg, 1001, BRIDGE_VLAN_INFO_RANGE_BEGIN);
+    putVlan(m.msg, 1003, BRIDGE_VLAN_INFO_RANGE_END);
+    nla_put_u16(m.msg, IFLA_BRIDGE_FLAGS, 0);  // other attributes are not VLANs
+    nla_nest_end(m.msg, spec);
+    auto d = m.decode();
+    auto* p = std::get_if<PortVlansMsg>(&d);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->port.ifindex, 43);
+    EXPECT_EQ(p->port.master, 40);
+    EXPECT_EQ(p->port.vlans, (std::set<uint16_t>{1, 1001, 1002, 1003}));
+    auto none = bridgePort(43, 40);  // no list: no VLAN left, or a VLAN-unaware bridge
+    d = none.decode();
+    p = std::get_if<PortVlansMsg>(&d);
+    ASSERT_NE(p, nullptr);
+    EXPECT_FALSE(p->port.vlans.has_value());
+    auto noMaster = bridgePort(43, 0);  // not a port
+    EXPECT_TRUE(std::holds_alternative<Skipped>(noMaster.decode()));
+    auto self = bridgePort(40, 40);  // the bridge's own entry
+    EXPECT_TRUE(std::holds_alternative<Skipped>(self.decode()));
+}
+
+TEST(NetlinkParse, HostileBridgePortVlanListsAreMalformed) {
+    struct Case {
+        std::vector<std::pair<uint16_t, uint16_t>> vlans;  // (vid, flags)
+        const char* why;
+    };
+    const std::vector<Case> cases{
+        {{{0, 0}}, "outside 1..4094"},
+        {{{4095, 0}}, "outside 1..4094"},
+        {{{10, BRIDGE_VLAN_INFO_RANGE_BEGIN}}, "without an end"},
+        {{{10, BRIDGE_VLAN_INFO_RANGE_BEGIN}, {20, 0}}, "without an end"},
+        {{{10, BRIDGE_VLAN_INFO_RANGE_BEGIN}, {12, BRIDGE_VLAN_INFO_RANGE_BEGIN}}, "begun twice"},
+        {{{10, BRIDGE_VLAN_INFO_RANGE_END}}, "without a start"},
+        {{{10, BRIDGE_VLAN_INFO_RANGE_BEGIN}, {5, BRIDGE_VLAN_INFO_RANGE_END}}, "without a start"},
+    };
+    for (const auto& c : cases) {
+        auto m = bridgePort(43, 40);
+        nlattr* spec = nla_nest_start(m.msg, IFLA_AF_SPEC);
+        for (const auto& [vid, flags] : c.vlans) putVlan(m.msg, vid, flags);
+        nla_nest_end(m.msg, spec);
+        auto d = m.decode();
+        auto* bad = std::get_if<Malformed>(&d);
+        ASSERT_NE(bad, nullptr) << c.why;
+        EXPECT_NE(bad->why.find(c.why), std::string::npos) << bad->why;
+    }
+    auto odd = bridgePort(43, 40);  // an entry of the wrong size
+    nlattr* spec = nla_nest_start(odd.msg, IFLA_AF_SPEC);
+    uint16_t half = 1001;
+    nla_put(odd.msg, IFLA_BRIDGE_VLAN_INFO, sizeof half, &half);
+    nla_nest_end(odd.msg, spec);
+    auto d = odd.decode();
+    EXPECT_TRUE(std::holds_alternative<Malformed>(d));
 }

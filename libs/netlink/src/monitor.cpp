@@ -1,5 +1,7 @@
 #include "twinrail/netlink/monitor.h"
 
+#include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "dump_socket.h"
 #include "twinrail/common/log.h"
@@ -31,13 +34,13 @@ struct Dump {
     uint16_t type;
     uint8_t family;
 };
-constexpr Dump kDumps[] = {{RTM_GETLINK, AF_UNSPEC},
-                           {RTM_GETADDR, AF_UNSPEC},
-                           {RTM_GETNEIGH, AF_BRIDGE},
-                           {RTM_GETNEIGH, AF_INET},
-                           {RTM_GETNEIGH, AF_INET6}};
+constexpr Dump kDumps[] = {{RTM_GETLINK, AF_UNSPEC}, {RTM_GETLINK, AF_BRIDGE},
+                           {RTM_GETADDR, AF_UNSPEC}, {RTM_GETNEIGH, AF_BRIDGE},
+                           {RTM_GETNEIGH, AF_INET},  {RTM_GETNEIGH, AF_INET6}};
 constexpr int kStages = sizeof kDumps / sizeof kDumps[0];
-constexpr int kFdbStage = 2;  // only with MonitorOptions::bridgeFdb
+// Only with MonitorOptions::bridgeFdb: the bridge ports' VLAN lists, the FDB.
+constexpr int kPortVlanStage = 1;
+constexpr int kFdbStage = 3;
 constexpr int kDelivering = kStages;
 
 nl_sock* openEventSocket(int receiveBuffer) {
@@ -62,6 +65,33 @@ nl_sock* openEventSocket(int receiveBuffer) {
     nl_socket_add_memberships(sock, RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_IPV4_IFADDR,
                               RTNLGRP_IPV6_IFADDR, 0);
     return sock;
+}
+
+// The FDB dump wants a whole ndmsg: the kernel reads a shorter request as an ifinfomsg and
+// refuses it. The bridge ports' dump wants an ifinfomsg and IFLA_EXT_MASK asking for the
+// VLAN lists (as ranges), without which they are left out.
+std::vector<uint8_t> dumpRequestFor(uint16_t type, uint8_t family) {
+    if (type == RTM_GETNEIGH && family == AF_BRIDGE) {
+        ndmsg body{};
+        body.ndm_family = family;
+        return detail::dumpRequest(type, &body, sizeof body);
+    }
+    if (type == RTM_GETLINK && family == AF_BRIDGE) {
+        struct {
+            ifinfomsg ifi;
+            nlattr attr;
+            uint32_t mask;
+        } body{};
+        static_assert(sizeof body == NLMSG_ALIGN(sizeof(ifinfomsg)) + NLA_HDRLEN + 4);
+        body.ifi.ifi_family = AF_BRIDGE;
+        body.attr.nla_type = IFLA_EXT_MASK;
+        body.attr.nla_len = NLA_HDRLEN + sizeof body.mask;
+        body.mask = RTEXT_FILTER_BRVLAN_COMPRESSED;
+        return detail::dumpRequest(type, &body, sizeof body);
+    }
+    rtgenmsg body{};
+    body.rtgen_family = family;
+    return detail::dumpRequest(type, &body, sizeof body);
 }
 
 std::string describe(int error) {
@@ -141,19 +171,14 @@ void NetlinkMonitor::beginSnapshot(const std::string& reason) {
 
 int NetlinkMonitor::nextStage(int stage) const {
     ++stage;
-    if (stage == kFdbStage && !options_.bridgeFdb) ++stage;
+    while ((stage == kPortVlanStage || stage == kFdbStage) && !options_.bridgeFdb) ++stage;
     return stage;
 }
 
 void NetlinkMonitor::sendDump() {
     current_->clear();
-    // The FDB dump wants a whole ndmsg: the kernel reads a shorter request as an ifinfomsg
-    // and refuses it.
-    ndmsg body{};
-    body.ndm_family = kDumps[stage_].family;
-    size_t length = kDumps[stage_].family == AF_BRIDGE ? sizeof body : sizeof(rtgenmsg);
     int rc = dumps_->start(
-        detail::dumpRequest(kDumps[stage_].type, &body, length),
+        dumpRequestFor(kDumps[stage_].type, kDumps[stage_].family),
         [this](nlmsghdr* msg) { current_->append(msg); },
         [this](int error, bool interrupted) { onDumpDone(error, interrupted); });
     if (rc != 0) abortSnapshot(rc);
@@ -298,6 +323,8 @@ void NetlinkMonitor::dispatch(nlmsghdr* msg) {
         observer_.onNeighbor(neigh->neigh, neigh->removed);
     } else if (auto* fdb = std::get_if<FdbMsg>(&decoded)) {
         observer_.onFdb(fdb->fdb, fdb->removed);
+    } else if (auto* port = std::get_if<PortVlansMsg>(&decoded)) {
+        observer_.onPortVlans(port->port);
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <linux/if.h>
 #include <linux/if_addr.h>
+#include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
@@ -74,14 +75,63 @@ uint16_t vlanIdOf(nlattr* data) {
     return id >= 1 && id <= 4094 ? id : 0;
 }
 
+// IFLA_AF_SPEC of a bridge port: IFLA_BRIDGE_VLAN_INFO entries, single VLANs or ranges
+// (RANGE_BEGIN then RANGE_END, what RTEXT_FILTER_BRVLAN_COMPRESSED gives).
+std::variant<std::set<uint16_t>, Malformed> portVlansOf(nlattr* spec) {
+    std::set<uint16_t> out;
+    int begin = 0;  // an open range's first VLAN
+    nlattr* a = nullptr;
+    int rem = 0;
+    nla_for_each_nested(a, spec, rem) {
+        if (nla_type(a) != IFLA_BRIDGE_VLAN_INFO) continue;
+        if (nla_len(a) != sizeof(bridge_vlan_info))
+            return Malformed{"bridge VLAN info of odd size"};
+        bridge_vlan_info info{};
+        std::memcpy(&info, nla_data(a), sizeof info);
+        if (info.vid < 1 || info.vid > 4094) return Malformed{"bridge VLAN outside 1..4094"};
+        if ((info.flags & BRIDGE_VLAN_INFO_RANGE_BEGIN) != 0) {
+            if (begin != 0) return Malformed{"bridge VLAN range begun twice"};
+            begin = info.vid;
+        } else if ((info.flags & BRIDGE_VLAN_INFO_RANGE_END) != 0) {
+            if (begin == 0 || info.vid < begin)
+                return Malformed{"bridge VLAN range without a start"};
+            for (int v = begin; v <= info.vid; ++v) out.insert(static_cast<uint16_t>(v));
+            begin = 0;
+        } else {
+            if (begin != 0) return Malformed{"bridge VLAN range without an end"};
+            out.insert(info.vid);
+        }
+    }
+    if (begin != 0) return Malformed{"bridge VLAN range without an end"};
+    return out;
+}
+
+// A bridge's own view of one of its ports (family AF_BRIDGE) is not the link: it has no
+// link info (kind), and its RTM_DELLINK means "left the bridge", which the link's own
+// IFLA_MASTER says too. What it adds is the port's VLAN list.
+Decoded decodeBridgePort(nlmsghdr* hdr, nlattr** tb) {
+    auto* ifi = static_cast<ifinfomsg*>(nlmsg_data(hdr));
+    if (hdr->nlmsg_type != RTM_NEWLINK || tb[IFLA_MASTER] == nullptr ||
+        nla_len(tb[IFLA_MASTER]) != 4)
+        return Skipped{};
+    PortVlansMsg msg;
+    msg.port.ifindex = ifi->ifi_index;
+    msg.port.master = static_cast<int>(nla_get_u32(tb[IFLA_MASTER]));
+    if (msg.port.master == msg.port.ifindex) return Skipped{};  // the bridge itself
+    if (tb[IFLA_AF_SPEC] != nullptr) {
+        auto vlans = portVlansOf(tb[IFLA_AF_SPEC]);
+        if (auto* bad = std::get_if<Malformed>(&vlans)) return *bad;
+        msg.port.vlans = std::get<std::set<uint16_t>>(std::move(vlans));
+    }
+    return msg;
+}
+
 Decoded decodeLink(nlmsghdr* hdr) {
     nlattr* tb[IFLA_MAX + 1] = {};
     if (nlmsg_parse(hdr, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0)
         return Malformed{"link message with bad attributes"};
     auto* ifi = static_cast<ifinfomsg*>(nlmsg_data(hdr));
-    // A bridge's own view of one of its ports (family AF_BRIDGE: STP state, flags) is not
-    // the link: it has no link info (kind), and its RTM_DELLINK means "left the bridge".
-    if (ifi->ifi_family == AF_BRIDGE) return Skipped{};
+    if (ifi->ifi_family == AF_BRIDGE) return decodeBridgePort(hdr, tb);
     LinkMsg msg;
     msg.removed = hdr->nlmsg_type == RTM_DELLINK;
     msg.link.ifindex = ifi->ifi_index;

@@ -94,6 +94,13 @@ class FakeKernel final : public netlink::KernelEvents {
         fdb_.erase(it);
         event([this, f] { observer_.onFdb(f, true); });
     }
+    // A bridge port's VLAN list (AF_BRIDGE RTM_NEWLINK), as the kernel sends it after
+    // `bridge vlan add|del`; replayed in snapshots after the links, as NetlinkMonitor's
+    // bridge-port dump is.
+    void setPortVlans(const netlink::PortVlans& p) {
+        portVlans_[p.ifindex] = p;
+        event([this, p] { observer_.onPortVlans(p); });
+    }
     // A change the event stream lost (ENOBUFS): only a snapshot shows it.
     void setNeighborSilently(const netlink::NeighborEntry& n) { neighbors_[{n.ifindex, n.ip}] = n; }
     void removeNeighborSilently(int ifindex, const IpAddr& ip) { neighbors_.erase({ifindex, ip}); }
@@ -102,6 +109,7 @@ class FakeKernel final : public netlink::KernelEvents {
         ++stats_.snapshots;
         observer_.onSnapshotBegin();
         for (const auto& [i, l] : links_) observer_.onLink(l, false);
+        for (const auto& [i, p] : portVlans_) observer_.onPortVlans(p);
         for (const auto& a : addresses_) observer_.onAddress(a, false);
         if (abortNext_) {
             abortNext_ = false;
@@ -131,6 +139,7 @@ class FakeKernel final : public netlink::KernelEvents {
     std::vector<netlink::AddressEntry> addresses_;
     std::map<std::pair<int, IpAddr>, netlink::NeighborEntry> neighbors_;
     std::map<std::tuple<int, uint16_t, MacAddr>, netlink::FdbEntry> fdb_;
+    std::map<int, netlink::PortVlans> portVlans_;
     std::vector<std::string> requested_;
     netlink::MonitorStats stats_;
     bool started_ = false;

@@ -49,6 +49,9 @@ class NetlinkObserver {
     // Bridge FDB entries (MAC -> bridge port). Dumped only with MonitorOptions::bridgeFdb;
     // events arrive either way, and an observer that does not care ignores them.
     virtual void onFdb(const FdbEntry& /*fdb*/, bool /*removed*/) {}
+    // A bridge port's VLAN list (types.h PortVlans), in events and, with bridgeFdb, in
+    // the snapshot before the addresses.
+    virtual void onPortVlans(const PortVlans& /*port*/) {}
     virtual void onSnapshotBegin() = 0;
     virtual void onSnapshotEnd() = 0;
     // The dumps failed part-way: what arrived was delivered, but nothing is known to be
@@ -73,8 +76,9 @@ struct MonitorOptions {
     // Tests only: when set and it returns true, that dump counts as flagged NLM_F_DUMP_INTR,
     // as the kernel flags a dump that races a change (hard to provoke on demand).
     std::function<bool(int rtmType)> interruptDump;
-    // Dump the bridges' forwarding databases too (before the neighbors, so that a host
-    // heard on a bridge already has its port): for hosts on SVIs.
+    // Dump the bridges' ports' VLAN lists (after the links) and forwarding databases (before
+    // the neighbors, so that a host heard on a bridge already has its port): for hosts on
+    // SVIs.
     bool bridgeFdb = false;
 };
 

@@ -27,6 +27,9 @@ struct FdbMsg {
     FdbEntry fdb;
     bool removed = false;
 };
+struct PortVlansMsg {
+    PortVlans port;
+};
 struct RouteMsg {
     HostRoute route;
     int prefixLen = 0;
@@ -36,8 +39,8 @@ struct Malformed {
     std::string why;
 };
 
-using Decoded =
-    std::variant<Skipped, Malformed, LinkMsg, AddressMsg, NeighborMsg, RouteMsg, FdbMsg>;
+using Decoded = std::variant<Skipped, Malformed, LinkMsg, AddressMsg, NeighborMsg, RouteMsg, FdbMsg,
+                             PortVlansMsg>;
 
 Decoded decode(nlmsghdr* hdr);
 

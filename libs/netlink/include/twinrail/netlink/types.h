@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "twinrail/common/ip.h"
@@ -49,6 +50,17 @@ struct FdbEntry {
     // A MAC the bridge learned or was told is behind a port (not the port's own address,
     // not the port's own hardware list).
     bool isHostEntry() const;
+};
+
+// A bridge port's VLANs (AF_BRIDGE RTM_NEWLINK with IFLA_AF_SPEC): the kernel sends the
+// whole list whenever it changes (`bridge vlan add|del`) and with every other change of the
+// port. `vlans` is empty when the message carries no list: a VLAN-unaware bridge (or a
+// kernel without VLAN filtering) never has one, and a VLAN-aware bridge's port with no VLAN
+// left sends none either.
+struct PortVlans {
+    int ifindex = 0;
+    int master = 0;  // the bridge
+    std::optional<std::set<uint16_t>> vlans;
 };
 
 std::string nudStateName(uint16_t state);
