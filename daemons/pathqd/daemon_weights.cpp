@@ -71,7 +71,7 @@ std::unique_ptr<ForwardingWeights> Daemon::weightsInForce() {
                      " forwards ECMP whatever BGP's link bandwidths say (fpmsyncd writes no "
                      "weights before 202111): pathqd's weights do not reach this ASIC");
     }
-    return std::make_unique<SonicWeightReader>(*edges_.applDb, edges_.asicDb.get(),
+    return std::make_unique<SonicWeightReader>(io_, *edges_.applDb, edges_.asicDb.get(),
                                                edges_.countersDb.get(), cfg_.sonicRelease);
 }
 

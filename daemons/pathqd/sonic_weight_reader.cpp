@@ -14,9 +14,10 @@ struct SonicWeightReader::Read {
     sw::SonicTables tables;
 };
 
-SonicWeightReader::SonicWeightReader(redis::Connection& applDb, redis::Connection* asicDb,
-                                     redis::Connection* countersDb, int sonicRelease)
-    : appl_(applDb), asic_(asicDb), counters_(countersDb), release_(sonicRelease) {}
+SonicWeightReader::SonicWeightReader(boost::asio::io_context& io, redis::Connection& applDb,
+                                     redis::Connection* asicDb, redis::Connection* countersDb,
+                                     int sonicRelease)
+    : appl_(applDb), asic_(asicDb), counters_(countersDb), release_(sonicRelease), worker_(io) {}
 
 PortWeights SonicWeightReader::frrWeightsOf(const std::vector<BgpPath>& paths) const {
     return frrWeights(paths, frrScaleOf(release_));
@@ -26,15 +27,21 @@ void SonicWeightReader::finishOne(const std::shared_ptr<Read>& r) {
     if (--r->outstanding > 0) return;
     if (!r->error.empty()) {
         r->done({}, r->error);
-    } else {
-        r->done(sw::forwardedOnSonic(r->tables, r->release), "");
+        return;
     }
+    // The read is complete: its tables belong to the worker from here.
+    auto tables = std::make_shared<const sw::SonicTables>(std::move(r->tables));
+    worker_.run<ForwardedRead>(
+        [tables, release = r->release] { return sw::forwardedOnSonic(*tables, release); },
+        [done = std::move(r->done)](ForwardedRead read, std::string error) {
+            done(std::move(read), std::move(error));
+        });
 }
 
 void SonicWeightReader::hash(const std::shared_ptr<Read>& r, redis::Connection& db,
                              const std::string& key, sw::Row& into) {
     ++r->outstanding;
-    bool sent = db.command({"HGETALL", key}, [r, &into, key](const redis::Value& v) {
+    bool sent = db.command({"HGETALL", key}, [this, r, &into, key](const redis::Value& v) {
         if (v.isError() || v.type != redis::Value::Type::Array) {
             if (r->error.empty())
                 r->error = "HGETALL " + key + ": " + (v.isError() ? v.str : "not a hash");
@@ -54,7 +61,7 @@ void SonicWeightReader::scan(const std::shared_ptr<Read>& r, redis::Connection& 
                              const std::string& pattern, sw::Rows& into,
                              const std::string& cursor) {
     ++r->outstanding;
-    auto onReply = [r, &db, pattern, &into](const redis::Value& v) {
+    auto onReply = [this, r, &db, pattern, &into](const redis::Value& v) {
         bool shaped = !v.isError() && v.type == redis::Value::Type::Array &&
                       v.elements.size() == 2 && v.elements[1].type == redis::Value::Type::Array;
         if (!shaped) {

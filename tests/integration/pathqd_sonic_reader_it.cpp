@@ -95,16 +95,16 @@ TEST(PathqdSonicReader, ARealRedisGivesWhatTheFakeGives) {
     ASSERT_TRUE(appl.connected() && asic.connected() && counters.connected());
 
     for (int release : {202311, 202505}) {
-        pq::SonicWeightReader real(appl, &asic, &counters, release);
-        pq::SonicWeightReader fake(fakeAppl, &fakeAsic, &fakeCounters, release);
+        pq::SonicWeightReader real(io, appl, &asic, &counters, release);
+        pq::SonicWeightReader fake(io, fakeAppl, &fakeAsic, &fakeCounters, release);
         auto fromReal = readAll(io, real);
         auto fromFake = readAll(io, fake);
         EXPECT_EQ(fromReal, fromFake) << "release " << release;
         EXPECT_GT(fromReal.size(), 2U) << "the fixture's routes were read";
     }
     // APPL_DB alone (no ASIC_DB, no name map): still the same on both.
-    pq::SonicWeightReader realAppl(appl, nullptr, nullptr, 202505);
-    pq::SonicWeightReader fakeApplOnly(fakeAppl, nullptr, nullptr, 202505);
+    pq::SonicWeightReader realAppl(io, appl, nullptr, nullptr, 202505);
+    pq::SonicWeightReader fakeApplOnly(io, fakeAppl, nullptr, nullptr, 202505);
     EXPECT_EQ(readAll(io, realAppl), readAll(io, fakeApplOnly));
 
     for (auto* c : {&appl, &asic, &counters}) c->stop();
