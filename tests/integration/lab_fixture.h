@@ -1,10 +1,13 @@
 // What the lab tests share: a lab name unique to the process, the binaries under test,
-// what a lab may leave behind, and all-to-all reachability through each plane.
+// what a lab may leave behind, all-to-all reachability through each plane, and a base
+// fixture that owns one lab and reads its nodes.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -117,5 +120,36 @@ inline std::string pingEveryPlane(const std::string& name, const twinrail::plan:
     return p.request.attach == twinrail::plan::Attach::Bond ? pingEachPlane(name, p)
                                                             : pingAllPlanes(name, p);
 }
+
+// A fixture owning one lab: the lab is taken down after each test, however it ended, and
+// must leave nothing behind. The reads are what a test checks on a node.
+class LabTest : public ::testing::Test {
+  protected:
+    // `first`: the lab name's first letters, so two suites' labs are told apart.
+    explicit LabTest(const std::string& first = "c") : name_(labName(first)) {}
+    void TearDown() override {
+        lab::PlanLab::down(name_);
+        EXPECT_TRUE(leftovers(name_).empty());
+    }
+    // `argv` in the node's namespace (no shell): its standard output.
+    std::string sh(const std::string& node, const lab::Argv& argv) const {
+        return lab::inNodeRun(name_, node, argv).out;
+    }
+    // redis-cli on the node's Redis (its socket in the lab's state directory), database `db`.
+    std::string redis(const std::string& node, const std::string& db, const lab::Argv& args) const {
+        lab::Argv argv{"redis-cli", "-s",
+                       lab::PlanLab::stateDir(name_) + "/" + node + "/redis.sock", "-n", db};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return lab::run(argv).out;
+    }
+    // The destinations in a leaf's table 10: the host routes hostrouted installed.
+    std::set<std::string> table10(const std::string& leaf) const {
+        std::set<std::string> out;
+        std::istringstream in(sh(leaf, {"ip", "route", "show", "table", "10"}));
+        for (std::string line; std::getline(in, line);) out.insert(line.substr(0, line.find(' ')));
+        return out;
+    }
+    std::string name_;
+};
 
 }  // namespace twinrail::it

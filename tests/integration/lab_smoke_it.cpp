@@ -28,19 +28,11 @@ using namespace std::chrono_literals;
 namespace {
 
 using twinrail::it::binaries;
-using twinrail::it::labName;
 using twinrail::it::leftovers;
 using twinrail::it::pingAllPlanes;
 using twinrail::it::pingEachPlane;
 
-class LabSmoke : public ::testing::Test {
-  protected:
-    void TearDown() override {
-        lab::PlanLab::down(name_);
-        EXPECT_TRUE(leftovers(name_).empty());
-    }
-    std::string name_ = labName();
-};
+class LabSmoke : public twinrail::it::LabTest {};
 
 }  // namespace
 
@@ -123,17 +115,6 @@ TEST_F(LabSmoke, RoutedUpReachFailALeafRestoreDown) {
     EXPECT_EQ(leftovers(name_), std::vector<std::string>{});
 }
 
-namespace {
-
-std::set<std::string> table10(const std::string& name, const std::string& leaf) {
-    std::set<std::string> out;
-    std::istringstream in(lab::inNodeRun(name, leaf, {"ip", "route", "show", "table", "10"}).out);
-    for (std::string line; std::getline(in, line);) out.insert(line.substr(0, line.find(' ')));
-    return out;
-}
-
-}  // namespace
-
 TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
     auto built = twinrail::plan::buildPlan(lab::defaultLabRequest());  // attach bond
     ASSERT_TRUE(std::holds_alternative<twinrail::plan::Plan>(built));
@@ -169,18 +150,14 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
         {"p1-leaf2", {"10.128.1.2", "10.128.1.3"}},
         {"p2-leaf2", {"10.128.1.2", "10.128.1.3"}}};
     auto stat = [this](const std::string& leaf, const std::string& field) {
-        return lab::inNodeRun(
-                   name_, leaf,
-                   {"redis-cli", "-s", lab::PlanLab::stateDir(name_) + "/" + leaf + "/redis.sock",
-                    "-n", "6", "HGET", "HOST_ROUTE_STATS|global", field})
-            .out;
+        return redis(leaf, "6", {"HGET", "HOST_ROUTE_STATS|global", field});
     };
     std::map<std::string, std::string> withdrawnBefore;
     for (const auto& [leaf, hosts] : want) withdrawnBefore[leaf] = stat(leaf, "withdrawn");
     int samples = 0, misses = 0;
     for (auto until = std::chrono::steady_clock::now() + 30s;
          std::chrono::steady_clock::now() < until;) {
-        for (const auto& [leaf, hosts] : want) misses += table10(name_, leaf) != hosts;
+        for (const auto& [leaf, hosts] : want) misses += table10(leaf) != hosts;
         ++samples;
         std::this_thread::sleep_for(1s);
     }
@@ -196,7 +173,7 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
         [this] {
             lab::failNode(name_, "srv1-nic1:port1");
             EXPECT_TRUE(lab::waitUntil(
-                [this] { return table10(name_, "p1-leaf1").count("10.128.0.2") == 0; }, 1s, 20ms))
+                [this] { return table10("p1-leaf1").count("10.128.0.2") == 0; }, 1s, 20ms))
                 << "p1-leaf1 kept the host of a port that is down";
         },
         6);
@@ -204,7 +181,7 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
     ASSERT_FALSE(reports[0].contains("error")) << reports[0].dump();
     EXPECT_EQ(reports[0]["flows_not_recovered"], 0) << "the bond did not move its flows";
     EXPECT_LT(reports[0]["max_gap_ms"].get<double>(), 500) << reports[0].dump();
-    EXPECT_EQ(table10(name_, "p2-leaf1").count("10.128.0.2"), 1u) << "p2-leaf1 lost the host";
+    EXPECT_EQ(table10("p2-leaf1").count("10.128.0.2"), 1u) << "p2-leaf1 lost the host";
     lab::restoreNode(name_, binaries(), "srv1-nic1:port1");
     EXPECT_TRUE(lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 30s,
                                500ms));
@@ -275,11 +252,10 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
         return lab::inNodeRun(name_, node, argv).rc;
     };
     auto routeOn = [this](const std::string& leaf, const std::string& ip) {
-        return lab::inNodeRun(name_, leaf, {"ip", "-o", "route", "show", "table", "10", ip}).out;
+        return sh(leaf, {"ip", "-o", "route", "show", "table", "10", ip});
     };
     auto inPlane = [this, &victim] {
-        return !lab::inNodeRun(name_, "p1-leaf2", {"ip", "-o", "route", "show", victim})
-                    .out.empty();
+        return !sh("p1-leaf2", {"ip", "-o", "route", "show", victim}).empty();
     };
     ASSERT_NE(routeOn("p1-leaf1", victim).find("dev swp1"), std::string::npos);
     int planeMisses = 0;
@@ -308,14 +284,9 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
             << "a flow to the victim stalled: " << r.dump();
     }
     EXPECT_EQ(planeMisses, 0) << "the victim's /32 left its port or plane 1";
-    EXPECT_EQ(lab::inNodeRun(name_, "p1-leaf1", {"ip", "neigh", "show", victim, "dev", "swp2"}).out,
-              "")
+    EXPECT_EQ(sh("p1-leaf1", {"ip", "neigh", "show", victim, "dev", "swp2"}), "")
         << "the kernel guard let the spoofed entry in";
-    auto claim =
-        lab::inNodeRun(name_, "p1-leaf1",
-                       {"redis-cli", "-s", lab::PlanLab::stateDir(name_) + "/p1-leaf1/redis.sock",
-                        "-n", "6", "HGET", "HOST_CLAIM_TABLE|" + victim + "|swp2", "reason"})
-            .out;
+    auto claim = redis("p1-leaf1", "6", {"HGET", "HOST_CLAIM_TABLE|" + victim + "|swp2", "reason"});
     EXPECT_EQ(claim, "bound-elsewhere\n");
     auto [rc, report] = verify();
     EXPECT_EQ(rc, 69) << "a refused claim must make verify say so";

@@ -12,8 +12,6 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
-#include <set>
-#include <sstream>
 #include <thread>
 
 #include "lab_fixture.h"
@@ -30,41 +28,21 @@ using namespace std::chrono_literals;
 namespace {
 
 using twinrail::it::binaries;
-using twinrail::it::labName;
 using twinrail::it::leftovers;
 using twinrail::it::pingAllPlanes;
 using twinrail::it::pingEachPlane;
 
-class SonicLab : public ::testing::Test {
+class SonicLab : public twinrail::it::LabTest {
   protected:
-    void TearDown() override {
-        lab::PlanLab::down(name_);
-        EXPECT_TRUE(leftovers(name_).empty());
-    }
-    std::string sh(const std::string& node, const lab::Argv& argv) const {
-        return lab::inNodeRun(name_, node, argv).out;
-    }
-    std::string redis(const std::string& node, const std::string& db, const lab::Argv& args) const {
-        lab::Argv argv{"redis-cli", "-s",
-                       lab::PlanLab::stateDir(name_) + "/" + node + "/redis.sock", "-n", db};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return lab::run(argv).out;
-    }
+    SonicLab() : LabTest("snc") {}
     std::string sysctl(const std::string& node, const std::string& dev,
                        const std::string& key) const {
         auto out = sh(node, {"sysctl", "-n", "net.ipv4.conf." + dev + "." + key});
         return out.substr(0, out.find('\n'));
     }
-    std::set<std::string> table10(const std::string& leaf) const {
-        std::set<std::string> out;
-        std::istringstream in(sh(leaf, {"ip", "route", "show", "table", "10"}));
-        for (std::string line; std::getline(in, line);) out.insert(line.substr(0, line.find(' ')));
-        return out;
-    }
     bool kernelRoute(const std::string& node, const std::string& host) const {
         return sh(node, {"ip", "route", "show", host}).find("proto bgp") != std::string::npos;
     }
-    std::string name_ = labName("snc");
 };
 
 // The command line of the running service `comm` in the node.

@@ -9,17 +9,15 @@
 #include <sstream>
 #include <string>
 
+#include "plan_sonic_helpers.h"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
+using twinrail::plansonic_test::kCatalog;
 
 namespace {
 
 const fs::path kOwn = TWINRAIL_PLAN_SONIC_FIXTURES;
-const fs::path kCatalog = TWINRAIL_PLAN_HWSKU;
-
-}  // namespace
-
-namespace {
 
 struct Run {
     int rc = -1;

@@ -7,34 +7,16 @@
 #include <filesystem>
 #include <set>
 
-#include "sku_dir.h"
+#include "plan_sonic_helpers.h"
 #include "twinrail/plan/sonic_sku.h"
 #include "twinrail/plan/sonic_target.h"
 
 namespace plan = twinrail::plan;
-namespace fs = std::filesystem;
 using nlohmann::json;
+using twinrail::plansonic_test::catalogSku;
+using twinrail::plansonic_test::routedPlan;
 
 namespace {
-
-const fs::path kCatalog = TWINRAIL_PLAN_HWSKU;
-
-plan::Plan routedPlan(const std::string& model, int gpus, int nicPorts = 2) {
-    plan::Request r;
-    r.gpus = gpus;
-    r.leafModel = *plan::findModel(model);
-    r.attach = plan::Attach::Routed;
-    r.nicPorts = nicPorts;
-    auto p = plan::buildPlan(r);
-    if (auto* e = std::get_if<plan::SizingError>(&p)) ADD_FAILURE() << e->message;
-    return std::get<plan::Plan>(p);
-}
-
-plan::Sku catalogSku(const std::string& model) {
-    auto s = twinrail::plantool::loadSkuDir(kCatalog / model);
-    if (auto* e = std::get_if<twinrail::plantool::SkuLoadError>(&s)) ADD_FAILURE() << e->message;
-    return std::get<plan::Sku>(s);
-}
 
 std::map<std::string, plan::SonicSwitchConfig> leafConfigs(const plan::Plan& p,
                                                            const plan::Sku& sku) {

@@ -12,6 +12,7 @@
 #include "config.h"  // pathqd's parser
 #include "frr_policy.h"
 #include "plan_files.h"
+#include "plan_sonic_helpers.h"
 #include "sku_dir.h"
 #include "twinrail/frr/running_config.h"
 #include "twinrail/plan/outputs.h"
@@ -22,30 +23,14 @@ namespace plan = twinrail::plan;
 namespace tool = twinrail::plantool;
 namespace fs = std::filesystem;
 using nlohmann::json;
+using twinrail::plansonic_test::build;
+using twinrail::plansonic_test::kCatalog;
+using twinrail::plansonic_test::sku;
 
 namespace {
 
 const fs::path kOwn = TWINRAIL_PLAN_SONIC_FIXTURES;
 const fs::path kShared = TWINRAIL_SONIC_SHARED_HWSKU;
-const fs::path kCatalog = TWINRAIL_PLAN_HWSKU;
-
-plan::Sku sku(const fs::path& dir) {
-    auto s = tool::loadSkuDir(dir);
-    if (auto* e = std::get_if<tool::SkuLoadError>(&s)) ADD_FAILURE() << e->message;
-    return std::get<plan::Sku>(s);
-}
-
-plan::Plan build(const std::string& model, int gpus, plan::Attach attach = plan::Attach::Bond,
-                 plan::Request::Lb lb = plan::Request::Lb::Ecmp) {
-    plan::Request r;
-    r.gpus = gpus;
-    r.leafModel = *plan::findModel(model);
-    r.attach = attach;
-    r.lb = lb;
-    auto p = plan::buildPlan(r);
-    EXPECT_TRUE(std::holds_alternative<plan::Plan>(p)) << model << " " << gpus;
-    return std::get<plan::Plan>(p);
-}
 
 const plan::Switch& first(const plan::Plan& p, bool spine) {
     for (const auto& sw : p.switches)

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sku_dir.h"
+#include "plan_sonic_helpers.h"
 #include "twinrail/plan/plan.h"
 #include "twinrail/plan/sonic_sku.h"
 #include "twinrail/plan/sonic_target.h"
@@ -26,21 +26,14 @@ namespace plan = twinrail::plan;
 namespace sonic = twinrail::sonic;
 namespace fs = std::filesystem;
 using nlohmann::json;
+using twinrail::plansonic_test::build;
+using twinrail::plansonic_test::catalogSku;
+using twinrail::plansonic_test::request;
 
 namespace {
 
 const fs::path kSonicModels = TWINRAIL_SONIC_YANG_SHARED;
 const fs::path kOurModels = TWINRAIL_PROTO_DIR;
-const fs::path kCatalog = TWINRAIL_PLAN_HWSKU;
-
-plan::Sku catalogSku(const std::string& model) {
-    auto s = twinrail::plantool::loadSkuDir(kCatalog / model);
-    if (auto* e = std::get_if<twinrail::plantool::SkuLoadError>(&s)) {
-        ADD_FAILURE() << e->message;
-        return {};
-    }
-    return std::get<plan::Sku>(s);
-}
 
 struct Checker {
     sonic::YangContext yang;
@@ -81,12 +74,7 @@ TEST(PlanSonicYang, EverySeedOverlayOnItsBasePassesSonicsModelsAndOurs) {
         for (int gpus = seed.from; gpus <= seed.to; gpus *= 2) {
             for (auto attach : {plan::Attach::Bond, plan::Attach::Routed}) {
                 for (auto lb : {plan::Request::Lb::Ecmp, plan::Request::Lb::Static}) {
-                    plan::Request r;
-                    r.gpus = gpus;
-                    r.leafModel = *plan::findModel(seed.model);
-                    r.attach = attach;
-                    r.lb = lb;
-                    auto built = plan::buildPlan(r);
+                    auto built = plan::buildPlan(request(seed.model, gpus, attach, lb));
                     ASSERT_TRUE(std::holds_alternative<plan::Plan>(built));
                     const auto& p = std::get<plan::Plan>(built);
                     for (const auto& sw : p.switches) {
@@ -119,10 +107,7 @@ TEST(PlanSonicYang, EverySeedOverlayOnItsBasePassesSonicsModelsAndOurs) {
 TEST(PlanSonicYang, FaultsInAnOverlayAreCaught) {
     if (!fs::exists(kSonicModels)) GTEST_SKIP() << "no SONiC models at " << kSonicModels;
     Checker checker;
-    plan::Request r;
-    r.gpus = 512;
-    r.leafModel = *plan::findModel("CX864E-N");
-    auto p = std::get<plan::Plan>(plan::buildPlan(r));
+    auto p = build("CX864E-N", 512);
     const plan::Sku sku = catalogSku("CX864E-N");
     const plan::Switch& leaf = p.switches.front();
     ASSERT_FALSE(leaf.spine);

@@ -3,101 +3,25 @@
 // tests/fixtures/sonic-package/manifest_schema.json), the labels against their sources
 // (debian/, proto/), init-cfg through `twinrail sonic-check`, the supervisor and Dockerfile
 // against the files they name, and the click plugins run with /usr/bin/python3 (Debian's
-// python3-click) against a fake DB (tests/fixtures/sonic-package/run_plugin.py).
+// python3-click) against a fake DB (tests/fixtures/sonic-package/run_plugin.py). The image's
+// files: sonic_package_files_test.cpp; the click plugins: sonic_package_cli_test.cpp.
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "sonic_package_helpers.h"
 
 namespace {
 
-namespace fs = std::filesystem;
-using nlohmann::json;
+using namespace twinrail::sonic_package_test;
 
-const fs::path kSource = TWINRAIL_SOURCE_DIR;
-const fs::path kPackaging = kSource / "packaging" / "sonic";
-const fs::path kFixtures = kSource / "tests" / "fixtures" / "sonic-package";
 const fs::path kYangStubs = kSource / "tests" / "fixtures" / "sonic-yang-stubs";
-constexpr const char* kPython = "/usr/bin/python3";  // Debian's, with python3-click
-
-std::string readFile(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void writeFile(const fs::path& path, const std::string& text) {
-    std::ofstream(path, std::ios::binary) << text;
-}
-
-struct RunResult {
-    int exit = -1;
-    std::string out;  // stdout and stderr
-};
-
-// Every argument single-quoted: the paths are the test's own, but a space must not split one.
-RunResult run(const std::vector<std::string>& argv) {
-    std::string command;
-    for (const auto& arg : argv) {
-        std::string quoted = "'";
-        for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        command += quoted + "' ";
-    }
-    command += "2>&1";
-    RunResult result;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return result;
-    std::array<char, 4096> buffer{};
-    size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-        result.out.append(buffer.data(), n);
-    int status = pclose(pipe);
-    result.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
-
-class TempDir {
-  public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "twinrail-sonic-pkg.XXXXXX").string();
-        path_ = mkdtemp(pattern.data()) != nullptr ? fs::path(pattern) : fs::path();
-    }
-    ~TempDir() {
-        std::error_code ec;
-        if (!path_.empty()) fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-  private:
-    fs::path path_;
-};
-
-// Runs the generator; the manifest and labels land in `out`.
-RunResult generate(const fs::path& out, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> argv = {kPython, (kPackaging / "gen_manifest.py").string(),
-                                     "--out-dir", out.string()};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return run(argv);
-}
-
-json generatedManifest(const TempDir& dir) {
-    RunResult r = generate(dir.path(), {"--yang-dir", (kFixtures / "yang").string()});
-    EXPECT_EQ(r.exit, 0) << r.out;
-    return json::parse(readFile(dir.path() / "manifest.json"), nullptr, false);
-}
 
 // --- sonic-package-manager's schema, as the fixture encodes it ---------------------------
 
@@ -352,172 +276,6 @@ TEST(SonicManifest, InitCfgPassesTheYangCheck) {
     RunResult invalid = check(bad);
     EXPECT_EQ(invalid.exit, 65) << invalid.out;
     EXPECT_NE(invalid.out.find("\"three\""), std::string::npos) << invalid.out;
-}
-
-// --- the image: supervisor, Dockerfile, staging script ------------------------------------
-
-TEST(SonicPackageFiles, EveryProcessIsSupervisedAndCritical) {
-    TempDir dir;
-    json manifest = generatedManifest(dir);
-    std::string supervisor = readFile(kPackaging / "supervisord.conf");
-    std::string critical = readFile(kPackaging / "critical_processes");
-    ASSERT_FALSE(manifest["processes"].empty());
-    for (const auto& process : manifest["processes"]) {
-        std::string name = process["name"];
-        EXPECT_NE(supervisor.find("[program:" + name + "]"), std::string::npos) << name;
-        EXPECT_NE(supervisor.find("/usr/sbin/" + name +
-                                  " --db-config "
-                                  "/var/run/redis/sonic-db/database_config.json"),
-                  std::string::npos)
-            << name;
-        EXPECT_NE(critical.find("program:" + name + "\n"), std::string::npos) << name;
-        // The .deb ships the binary the supervisor starts.
-        EXPECT_NE(readFile(kSource / "scripts" / "package.sh").find("/usr/sbin/" + name),
-                  std::string::npos)
-            << name;
-    }
-}
-
-TEST(SonicPackageFiles, DockerfileCopiesOnlyFilesThatExist) {
-    std::istringstream dockerfile(readFile(kPackaging / "Dockerfile"));
-    std::string script = readFile(kSource / "scripts" / "sonic-package.sh");
-    std::vector<std::string> destinations;
-    std::string line;
-    int copies = 0;
-    while (std::getline(dockerfile, line)) {
-        if (line.rfind("COPY ", 0) != 0) continue;
-        std::istringstream words(line.substr(5));
-        std::vector<std::string> args;
-        for (std::string w; words >> w;)
-            if (w.rfind("--", 0) != 0) args.push_back(w);
-        ASSERT_GE(args.size(), 2U) << line;
-        for (size_t i = 0; i + 1 < args.size(); ++i, ++copies) {
-            if (args[i] == "twinrail.deb") {  // staged by the script, from scripts/package.sh
-                EXPECT_NE(script.find("\"$context/twinrail.deb\""), std::string::npos);
-                continue;
-            }
-            EXPECT_TRUE(fs::is_regular_file(kPackaging / args[i])) << args[i];
-            // The script stages it (itself or its directory) into the build context.
-            std::string top = args[i].substr(0, args[i].find('/'));
-            EXPECT_NE(script.find("packaging/sonic/" + top), std::string::npos) << args[i];
-            std::string dest = args.back();
-            destinations.push_back(dest.back() == '/' ? dest + fs::path(args[i]).filename().string()
-                                                      : dest);
-        }
-    }
-    EXPECT_GE(copies, 5);
-    TempDir dir;
-    json cli = generatedManifest(dir)["cli"];
-    for (const char* command : {"show", "config"}) {
-        std::string path = cli[command];
-        EXPECT_NE(std::find(destinations.begin(), destinations.end(), path), destinations.end())
-            << command << " plugin " << path << " is not copied into the image";
-    }
-    std::smatch entry;
-    std::string text = readFile(kPackaging / "Dockerfile");
-    ASSERT_TRUE(std::regex_search(text, entry, std::regex(R"re(ENTRYPOINT \["([^"]+)"\])re")));
-    EXPECT_NE(std::find(destinations.begin(), destinations.end(), entry[1].str()),
-              destinations.end());
-}
-
-// --- the click plugins, against a fake DB ---------------------------------------------------
-
-json plugin(const std::string& file, const std::vector<std::string>& args,
-            const fs::path& db = kFixtures / "fake_db.json") {
-    std::vector<std::string> argv = {kPython, (kFixtures / "run_plugin.py").string(),
-                                     (kPackaging / "cli" / file).string(), db.string(), "--"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunResult r = run(argv);
-    json result = json::parse(r.out, nullptr, false);
-    EXPECT_FALSE(result.is_discarded()) << r.out;
-    return result;
-}
-
-TEST(SonicCli, ShowHostsSortsAddressesAndFilters) {
-    json all = plugin("show_twinrail.py", {"twinrail", "hosts"});
-    ASSERT_EQ(all["exit_code"], 0) << all.dump();
-    std::string out = all["stdout"];
-    auto v4small = out.find("10.128.0.3 "), v4big = out.find("10.128.0.21 "),
-         v6 = out.find("fd00:128::21");
-    ASSERT_NE(v4small, std::string::npos) << out;
-    EXPECT_LT(v4small, v4big);
-    EXPECT_LT(v4big, v6);
-    EXPECT_NE(out.find("Total hosts: 3"), std::string::npos);
-
-    std::string installed =
-        plugin("show_twinrail.py", {"twinrail", "hosts", "--state", "installed"})["stdout"];
-    EXPECT_EQ(installed.find("10.128.0.3 "), std::string::npos) << installed;
-    std::string vlan =
-        plugin("show_twinrail.py", {"twinrail", "hosts", "-i", "Vlan1002"})["stdout"];
-    EXPECT_NE(vlan.find("Total hosts: 1"), std::string::npos) << vlan;
-    EXPECT_NE(vlan.find("fd00:128::21"), std::string::npos);
-}
-
-TEST(SonicCli, ShowQualityOrdersPortsAndNeutralisesControlCharacters) {
-    json r = plugin("show_twinrail.py", {"twinrail", "quality"});
-    ASSERT_EQ(r["exit_code"], 0) << r.dump();
-    std::string out = r["stdout"];
-    EXPECT_LT(out.find("Ethernet8 "), out.find("Ethernet16 ")) << out;
-    EXPECT_NE(out.find("30/32"), std::string::npos);
-    EXPECT_EQ(out.find('\x1b'), std::string::npos) << "an escape sequence reached the terminal";
-    EXPECT_NE(out.find("09:30:00Z?[2J"), std::string::npos);
-}
-
-TEST(SonicCli, ShowClaimsAndWeightsReadOnlyTheirTables) {
-    std::string claims = plugin("show_twinrail.py", {"twinrail", "claims"})["stdout"];
-    EXPECT_NE(claims.find("10.128.0.21  Ethernet16"), std::string::npos) << claims;
-    EXPECT_NE(claims.find("bound-elsewhere"), std::string::npos);
-    std::string weights = plugin("show_twinrail.py", {"twinrail", "weights"})["stdout"];
-    EXPECT_NE(weights.find("Ethernet8=25 Ethernet16=75  12"), std::string::npos) << weights;
-    EXPECT_EQ(weights.find("NOT_OURS"), std::string::npos);
-}
-
-TEST(SonicCli, ShowOnAnEmptyStateDbPrintsHeadersOnly) {
-    TempDir dir;
-    writeFile(dir.path() / "empty.json", "{\"STATE_DB\": {}}");
-    for (const char* table : {"hosts", "claims", "quality", "weights"}) {
-        json r = plugin("show_twinrail.py", {"twinrail", table}, dir.path() / "empty.json");
-        EXPECT_EQ(r["exit_code"], 0) << table << r.dump();
-        EXPECT_NE(r["stdout"].get<std::string>().find("---"), std::string::npos) << table;
-    }
-}
-
-TEST(SonicCli, ConfigWritesACheckedFieldAndNothingElse) {
-    json r = plugin("config_twinrail.py", {"twinrail", "hostrouted", "keepalive", "4"});
-    ASSERT_EQ(r["exit_code"], 0) << r.dump();
-    json expected = json::parse(readFile(kFixtures / "fake_db.json"))["CONFIG_DB"];
-    expected["HOSTROUTED"]["global"]["keepalive"] = "4";
-    EXPECT_EQ(r["config_db"], expected);
-    json enumValue =
-        plugin("config_twinrail.py", {"twinrail", "pathqd", "weight-audit-source", "sonic"});
-    EXPECT_EQ(enumValue["exit_code"], 0) << enumValue.dump();
-    EXPECT_EQ(enumValue["config_db"]["PATHQD"]["global"]["weight_audit_source"], "sonic");
-}
-
-TEST(SonicCli, ConfigRefusesBadValuesNamingTableKeyAndField) {
-    const json original = json::parse(readFile(kFixtures / "fake_db.json"))["CONFIG_DB"];
-    struct Case {
-        std::vector<std::string> args;
-        const char* where;
-    };
-    const std::vector<Case> cases = {
-        {{"hostrouted", "keepalive", "-1"}, "HOSTROUTED|global keepalive"},
-        {{"hostrouted", "keepalive", "5"}, "HOSTROUTED|global keepalive: holdtime 9 must be"},
-        {{"hostrouted", "holdtime", "09"}, "HOSTROUTED|global holdtime"},
-        {{"hostrouted", "max-routes", "1e6"}, "HOSTROUTED|global max_routes"},
-        {{"hostrouted", "advertise", "network-table;reboot"}, "HOSTROUTED|global advertise"},
-        {{"pathqd", "levels", "101"}, "PATHQD|global levels"},
-        {{"pathqd", "sample-interval-ms", "9"}, "PATHQD|global sample_interval_ms"},
-    };
-    for (const auto& c : cases) {
-        std::vector<std::string> args = {"twinrail"};
-        args.insert(args.end(), c.args.begin(), c.args.end());
-        json r = plugin("config_twinrail.py", args);
-        EXPECT_EQ(r["exit_code"], 65) << c.where << r.dump();
-        EXPECT_EQ(r["stderr"].get<std::string>().rfind(std::string("Error: ") + c.where, 0), 0U)
-            << r.dump();
-        EXPECT_EQ(r["config_db"], original) << c.where;
-    }
 }
 
 }  // namespace

@@ -61,6 +61,17 @@ def state_db_of(ctx):
     return ctx.obj.db
 
 
+def print_table(ctx, table, header, cells, order=natural_key):
+    """Prints one STATE_DB table as columns: cells(key, row) for each row, the rows in
+    `order` of their keys; a row whose cells are None is left out. Returns how many rows
+    were printed."""
+    rows = read_table(state_db_of(ctx), table)
+    body = [c for c in (cells(key, rows[key]) for key in sorted(rows, key=order))
+            if c is not None]
+    click.echo(render(header, body))
+    return len(body)
+
+
 @click.group(name="twinrail")
 def twinrail():
     """twinrail: host routes (hostrouted) and path quality (pathqd)"""
@@ -73,64 +84,62 @@ def twinrail():
 @click.pass_context
 def hosts(ctx, interface, state):
     """Hosts routed by hostrouted (STATE_DB HOST_ROUTE_TABLE)"""
-    rows = read_table(state_db_of(ctx), "HOST_ROUTE_TABLE")
-    body = []
-    for address in sorted(rows, key=address_key):
-        row = rows[address]
+    def cells(address, row):
         if interface and row.get("ifname") != interface:
-            continue
+            return None
         if state and row.get("state") != state:
-            continue
-        body.append([address] + [row.get(f, "") for f in
-                                 ("ifname", "mac", "state", "neigh_state", "source", "since")])
-    click.echo(render(["Address", "Interface", "MAC", "State", "Neighbor", "Source", "Since"],
-                      body))
-    click.echo(f"\nTotal hosts: {len(body)}")
+            return None
+        return [address] + [row.get(f, "") for f in
+                            ("ifname", "mac", "state", "neigh_state", "source", "since")]
+    shown = print_table(ctx, "HOST_ROUTE_TABLE",
+                        ["Address", "Interface", "MAC", "State", "Neighbor", "Source", "Since"],
+                        cells, order=address_key)
+    click.echo(f"\nTotal hosts: {shown}")
+
+
+def claim_key(key):
+    """HOST_CLAIM_TABLE's address|port: by address, then port."""
+    address, _, port = key.partition(SEPARATOR)
+    return (address_key(address), natural_key(port))
 
 
 @twinrail.command()
 @click.pass_context
 def claims(ctx):
     """Address claims hostrouted refused (STATE_DB HOST_CLAIM_TABLE)"""
-    rows = read_table(state_db_of(ctx), "HOST_CLAIM_TABLE")
-    body = []
-    for key in rows:
+    def cells(key, row):
         address, _, port = key.partition(SEPARATOR)
-        row = rows[key]
-        body.append([address, port] + [row.get(f, "") for f in
-                                       ("mac", "reason", "count", "first", "last")])
-    body.sort(key=lambda r: (address_key(r[0]), natural_key(r[1])))
-    click.echo(render(["Address", "Port", "MAC", "Reason", "Count", "First", "Last"], body))
+        return [address, port] + [row.get(f, "") for f in
+                                  ("mac", "reason", "count", "first", "last")]
+    print_table(ctx, "HOST_CLAIM_TABLE",
+                ["Address", "Port", "MAC", "Reason", "Count", "First", "Last"], cells,
+                order=claim_key)
 
 
 @twinrail.command()
 @click.pass_context
 def quality(ctx):
     """Measured quality of the fabric ports (STATE_DB PATH_QUALITY_TABLE)"""
-    rows = read_table(state_db_of(ctx), "PATH_QUALITY_TABLE")
-    body = []
-    for port in sorted(rows, key=natural_key):
-        row = rows[port]
+    def cells(port, row):
         level = row.get("level", "")
         if row.get("levels"):
             level += "/" + row["levels"]
-        body.append([port, row.get("role", ""), row.get("oper_status", ""), level,
-                     row.get("util", ""), row.get("congestion", ""), row.get("latency_ns", ""),
-                     row.get("last_change", "")])
-    click.echo(render(["Port", "Role", "Oper", "Level", "Util", "Congestion", "Latency ns",
-                       "Last change"], body))
+        return [port, row.get("role", ""), row.get("oper_status", ""), level,
+                row.get("util", ""), row.get("congestion", ""), row.get("latency_ns", ""),
+                row.get("last_change", "")]
+    print_table(ctx, "PATH_QUALITY_TABLE",
+                ["Port", "Role", "Oper", "Level", "Util", "Congestion", "Latency ns",
+                 "Last change"], cells)
 
 
 @twinrail.command()
 @click.pass_context
 def weights(ctx):
     """Weighted multipath groups in force (STATE_DB PATH_WEIGHT_TABLE)"""
-    rows = read_table(state_db_of(ctx), "PATH_WEIGHT_TABLE")
-    body = []
-    for key in sorted(rows, key=natural_key):
-        row = rows[key]
-        body.append([row.get("nexthops", key), row.get("prefixes", ""), row.get("sample", "")])
-    click.echo(render(["Next hops (device=weight)", "Prefixes", "Sample"], body))
+    def cells(key, row):
+        return [row.get("nexthops", key), row.get("prefixes", ""), row.get("sample", "")]
+    print_table(ctx, "PATH_WEIGHT_TABLE", ["Next hops (device=weight)", "Prefixes", "Sample"],
+                cells)
 
 
 def register(cli):
