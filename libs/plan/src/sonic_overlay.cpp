@@ -116,7 +116,9 @@ std::optional<std::string> sonicRefusal(const Plan& plan) {
 std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan, const Switch& sw,
                                                                const Sku& sku,
                                                                const SonicOptions& options) {
-    if (auto why = sonicRefusal(plan)) return *why;
+    // Per switch, only its own NICs: the whole plan is checked once, by sonicRefusal.
+    if (plan.request.attach == Attach::EvpnMh) return *sonicRefusal(plan);
+    if (auto why = sonicRoutedRefusal(plan, &sw)) return *why;
     auto mapped = mapPorts(sku, sw);
     if (auto* why = std::get_if<std::string>(&mapped)) return *why;
     const PortMap& ports = std::get<PortMap>(mapped);

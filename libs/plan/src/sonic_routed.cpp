@@ -3,13 +3,12 @@
 // which orchagent refuses. So the ports are untagged members of the rail's VLAN, as with
 // bonded hosts, and the NIC's sessions go to an address on the SVI: one per plane, since
 // a NIC's two sessions must reach two addresses (FRR keys a neighbor by its address).
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <map>
 
 #include "frr_text.h"
+#include "twinrail/common/ip.h"
 #include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::plan {
@@ -22,28 +21,28 @@ struct Subnet {
     uint32_t size = 0;  // addresses in it
 };
 
+uint32_t toU32(const IpAddr& a) {
+    const uint8_t* b = a.data();
+    return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+}
+
 std::optional<Subnet> parseSubnet(const std::string& prefix) {
-    auto slash = prefix.find('/');
-    if (slash == std::string::npos) return std::nullopt;
-    in_addr a{};
-    if (inet_pton(AF_INET, prefix.substr(0, slash).c_str(), &a) != 1) return std::nullopt;
-    const int len = std::atoi(prefix.c_str() + slash + 1);
-    if (len < 8 || len > 30) return std::nullopt;
-    const uint32_t size = 1U << (32 - len);
-    return Subnet{ntohl(a.s_addr) & ~(size - 1), size};
+    auto p = IpPrefix::parse(prefix);
+    if (!p || !p->addr.isV4() || p->length < 8 || p->length > 30) return std::nullopt;
+    const uint32_t size = 1U << (32 - p->length);
+    return Subnet{toU32(p->addr) & ~(size - 1), size};
 }
 
 std::optional<uint32_t> parseAddress(const std::string& text) {
-    in_addr a{};
-    if (inet_pton(AF_INET, text.c_str(), &a) != 1) return std::nullopt;
-    return ntohl(a.s_addr);
+    auto a = IpAddr::parse(text);
+    if (!a || !a->isV4()) return std::nullopt;
+    return toU32(*a);
 }
 
 std::string format(uint32_t address) {
-    in_addr a{htonl(address)};
-    char buf[INET_ADDRSTRLEN] = {};
-    inet_ntop(AF_INET, &a, buf, sizeof buf);
-    return buf;
+    const uint8_t b[4] = {static_cast<uint8_t>(address >> 24), static_cast<uint8_t>(address >> 16),
+                          static_cast<uint8_t>(address >> 8), static_cast<uint8_t>(address)};
+    return IpAddr::v4(b).str();
 }
 
 // The offset of (broadcast - plane) in the subnet.
@@ -59,13 +58,19 @@ std::string sonicRoutedPeer(const RailSubnet& subnet, int plane) {
     return format(s->network + peerOffset(*s, plane));
 }
 
-std::optional<std::string> sonicRoutedRefusal(const Plan& plan) {
+std::optional<std::string> sonicRoutedRefusal(const Plan& plan, const Switch* only) {
     if (plan.request.attach != Attach::Routed) return std::nullopt;
     const int planes = plan.sizing.planes;
+    auto cabledTo = [only](const Nic& nic) {
+        return only == nullptr ||
+               std::any_of(nic.ports.begin(), nic.ports.end(),
+                           [only](const NicPort& p) { return p.leaf == only->name; });
+    };
     // The highest host offset in each subnet, to be below every plane's peer address.
     std::map<const RailSubnet*, uint32_t> highest;
     for (const auto& srv : plan.servers) {
         for (const auto& nic : srv.nics) {
+            if (!cabledTo(nic)) continue;
             std::map<std::string, int> perLeaf;
             for (const auto& np : nic.ports) {
                 if (++perLeaf[np.leaf] > 1) {

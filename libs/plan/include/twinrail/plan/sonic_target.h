@@ -65,8 +65,9 @@ std::vector<std::string> overlappingRouterInterfaces(const nlohmann::json& confi
 std::string sonicRoutedPeer(const RailSubnet& subnet, int plane);
 // Why routed hosts cannot be laid out this way on SONiC, or nothing: a NIC with two ports
 // on one leaf (one SVI holds one MAC per neighbor), or a rail subnet without room for the
-// per-plane addresses above its hosts.
-std::optional<std::string> sonicRoutedRefusal(const Plan& plan);
+// per-plane addresses above its hosts. With `only`, the NICs cabled to that switch alone
+// (what sonicSwitchConfig checks for each switch; the whole plan is sonicRefusal's).
+std::optional<std::string> sonicRoutedRefusal(const Plan& plan, const Switch* only = nullptr);
 // The NIC's frr.conf when its leaves run SONiC: a /32 to each port's peer address through
 // that port, and a receive-only session from the NIC's own address to each.
 std::string sonicHostFrrConfig(const Plan& plan, const Server& server, const Nic& nic);
