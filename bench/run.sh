@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the benchmarks on the namespace fabrics and writes bench/results/*.json (root).
-# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|sonic|lab|frr-restart|matrix|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
+# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|sonic|lab|frr-restart|matrix|soak-bench|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
 #   soak (not in all: 15 min or more): bench/run.sh soak [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +47,11 @@ if [ "$what" = all ] || [ "$what" = matrix ]; then
   build/bench/failure_matrix "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/failure_matrix.json bond,routed,bond+steer,evpn-mh "$PWD/build/daemons/planesteer/planesteer"
+fi
+if [ "$what" = all ] || [ "$what" = soak-bench ]; then
+  build/bench/soak_bench "$PWD/build/lab/tool/twinrail-lab" \
+    "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
+    bench/results/soak_bench.json
 fi
 if [ "$what" = soak ]; then
   build/bench/chaos_soak "$PWD/build/lab/tool/twinrail-lab" \

@@ -38,19 +38,7 @@ inline lab::LabBinaries binaries() {
 }
 
 inline std::vector<std::string> leftovers(const std::string& name) {
-    std::vector<std::string> out;
-    const std::string pre = lab::PlanLab::nsPrefix(name);
-    std::istringstream namespaces(lab::run({"ip", "netns", "list"}).out);
-    bool nsLeft = false;
-    for (std::string line; std::getline(namespaces, line);)
-        nsLeft = nsLeft || line.rfind(pre, 0) == 0;
-    if (nsLeft) out.push_back("namespaces");
-    if (fs::exists(lab::PlanLab::stateDir(name))) out.push_back(lab::PlanLab::stateDir(name));
-    for (const char* root : {"/var/run/frr", "/etc/frr"})
-        for (const auto& e : fs::directory_iterator(root))
-            if (e.path().filename().string().rfind(pre, 0) == 0) out.push_back(e.path().string());
-    if (lab::run({"pgrep", "-f", "--", "--frr-pathspace " + pre}).rc == 0) out.push_back("daemons");
-    return out;
+    return lab::PlanLab::leftovers(name);
 }
 
 // Every NIC pings every other NIC, and every leaf pings every NIC from its loopback. A

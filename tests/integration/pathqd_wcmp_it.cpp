@@ -1,5 +1,6 @@
 // pathqd end to end: shaping and loading a link moves the remote leaf's kernel weights,
-// and removing the shaping brings them back; steady load publishes nothing.
+// and removing the shaping brings them back. That steady load publishes nothing (a minute
+// long) is checked by bench/soak_bench.cpp.
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -218,22 +219,6 @@ TEST_F(PathqdFabric, OnePathWithoutLinkBandwidthMakesTheGroupEcmp) {
     startPathqd("s2", config("downlink"));  // now every path is tagged
     EXPECT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") < 25.0; }, 15s))
         << fabric_->run("l1", {"ip", "route", "show", "10.2.2.0/24"}).out;
-}
-
-TEST_F(PathqdFabric, SteadyLoadCausesNoRouteMapChanges) {
-    startAll();
-    lab::shapePort(*fabric_, "s1", "swp2", 40);
-    startLoad(600, 32);  // many flows, as in training traffic: no path ever runs empty
-    // Let the levels settle under load, then count FRR batches over 60 s.
-    ASSERT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") < 45.0; }, 15s));
-    std::this_thread::sleep_for(5s);
-    std::string before = stat("s1", "publishes");
-    std::string changesBefore = stat("s1", "level_changes");
-    std::this_thread::sleep_for(60s);
-    ASSERT_TRUE(load_->running()) << "the load stopped early: " << load_->log();
-    EXPECT_EQ(stat("s1", "publishes"), before);
-    EXPECT_EQ(stat("s1", "level_changes"), changesBefore);
-    EXPECT_GT(std::stoll(stat("s1", "samples")), 500);  // it was sampling all along
 }
 
 TEST_F(PathqdFabric, MetricsVisibleInStateDbAndOnRoutes) {

@@ -115,6 +115,20 @@ std::vector<std::string> PlanLab::down(const std::string& name) {
     return done;
 }
 
+std::vector<std::string> PlanLab::leftovers(const std::string& name) {
+    std::vector<std::string> out;
+    const std::string pre = nsPrefix(name);
+    if (!labNamespaces(name).empty()) out.emplace_back("namespaces");
+    std::error_code ec;
+    if (fs::exists(stateDir(name), ec)) out.push_back(stateDir(name));
+    for (const char* root : {"/var/run/frr", "/etc/frr"}) {
+        for (const auto& e : fs::directory_iterator(root, ec))
+            if (e.path().filename().string().rfind(pre, 0) == 0) out.push_back(e.path().string());
+    }
+    if (run({"pgrep", "-f", "--", "--frr-pathspace " + pre}).rc == 0) out.emplace_back("daemons");
+    return out;
+}
+
 void failNode(const std::string& lab, const std::string& target) {
     auto [node, port] = labTarget(lab, target);
     std::vector<std::string> ports =
