@@ -430,10 +430,13 @@ std::optional<redis::Fields> Daemon::hostRowFor(const std::string& key) const {
     auto it = ports_.find(rec->ifindex);
     std::string ifname = it == ports_.end() ? std::to_string(rec->ifindex) : it->second.link.name;
     // On an SVI, the member the FDB put the host behind (what max_routes_per_port counts).
+    // With EVPN-MH, the Ethernet segment's bond (FRR's view).
     std::string port;
     if (rec->capPort != 0 && rec->capPort != rec->ifindex) {
         auto member = ports_.find(rec->capPort);
         port = member == ports_.end() ? std::to_string(rec->capPort) : member->second.link.name;
+    } else if (evpn_) {
+        port = evpn_->esPortOf(*ip);
     }
     return hostRow(*rec, ifname, port, Clock::now(), std::chrono::system_clock::now());
 }

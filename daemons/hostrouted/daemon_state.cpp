@@ -21,7 +21,8 @@ void Daemon::startEvpn() {
     EvpnMh::Hooks hooks{
         [this](const IpAddr& ip, int svi, const std::optional<MacAddr>& mac, Source source,
                const std::string& esPort) { return esTrustRefusal(ip, svi, mac, source, esPort); },
-        [this](const HostRecord& host) { sendProbe(host); }, [this] { afterWork(); }};
+        [this](const HostRecord& host) { sendProbe(host); }, [this] { afterWork(); },
+        [this](const IpAddr& ip) { hostChanged(ip); }};
     evpn_ = std::make_unique<EvpnMh>(io_, cfg_, frr_, edges_.policyWriter(), registry_, ports_,
                                      own_, bindings_, std::move(hooks));
     evpn_->start(routes_);

@@ -267,6 +267,7 @@ void EvpnMh::decide(const IpAddr& ip, const std::set<std::string>& downPorts) {
         }
     }
     if (!d.route) registry_.rejectAny(ip, now);
+    noteEsPort(ip, d.route && es != nullptr ? es->accessPort : std::string());
     // A usable entry someone else owns (zebra's partial sync) is left alone: the kernel
     // forwards with it, and replacing it would only start a tug of war with zebra.
     const bool othersUsable = k.present && k.usable && !k.ours;
@@ -281,6 +282,26 @@ void EvpnMh::decide(const IpAddr& ip, const std::set<std::string>& downPorts) {
     }
     if (!d.route && kernel == nullptr && ownNeighbors_.count(ip) == 0 && detours_.count(ip) == 0)
         why_.erase(ip);
+}
+
+void EvpnMh::noteEsPort(const IpAddr& ip, const std::string& port) {
+    auto it = esPorts_.find(ip);
+    const std::string before = it == esPorts_.end() ? "" : it->second;
+    // FRR not read yet, or the MAC not in its view: keep what it said last for a host
+    // still routed; forget it when the host is not.
+    if (port.empty() && registry_.find(ip) != nullptr) return;
+    if (port == before) return;
+    if (port.empty()) {
+        esPorts_.erase(it);
+    } else {
+        esPorts_[ip] = port;
+    }
+    if (hooks_.esPortChanged) hooks_.esPortChanged(ip);
+}
+
+std::string EvpnMh::esPortOf(const IpAddr& ip) const {
+    auto it = esPorts_.find(ip);
+    return it == esPorts_.end() ? "" : it->second;
 }
 
 void EvpnMh::setOwnNeighbor(const IpAddr& ip, std::optional<netlink::StaticNeighbor> wanted) {

@@ -42,6 +42,8 @@ class EvpnMh {
             trustRefusal;
         std::function<void(const HostRecord&)> probe;
         std::function<void()> afterWork;  // the registry's writes go out
+        // The ES port a routed host is behind changed (its state row names it).
+        std::function<void(const IpAddr& ip)> esPortChanged;
     };
     // `cfg`, `ports`, `own` and `bindings` are the daemon's and outlive this object.
     EvpnMh(boost::asio::io_context& io, const Config& cfg, frr::Channel& frr,
@@ -59,6 +61,8 @@ class EvpnMh {
     void zebraRestarted() { sync_.zebraRestarted(); }
     const EsSyncStats& stats() const { return sync_.stats(); }
     size_t ownNeighbors() const { return ownNeighbors_.size(); }
+    // The ES access port (the bond) a routed host is behind, as FRR last said; "" unknown.
+    std::string esPortOf(const IpAddr& ip) const;
 
   private:
     void startDetours(netlink::RouteProgrammer& routes);
@@ -68,6 +72,7 @@ class EvpnMh {
     std::set<std::string> downPortNames() const;
     int sviOfPort(const std::string& portName) const;
     void setOwnNeighbor(const IpAddr& ip, std::optional<netlink::StaticNeighbor> wanted);
+    void noteEsPort(const IpAddr& ip, const std::string& port);
     void setDetour(const IpAddr& ip, bool wanted);
     void setFdbDetour(const MacAddr& mac, int bridge, bool wanted);
     void flush();
@@ -83,6 +88,7 @@ class EvpnMh {
     std::map<IpAddr, netlink::NeighborEntry> sviNeighbors_;   // kernel entries on SVIs
     std::map<IpAddr, netlink::StaticNeighbor> ownNeighbors_;  // what we installed
     std::map<IpAddr, std::string> why_;                       // last decision, for logs
+    std::map<IpAddr, std::string> esPorts_;                   // routed hosts' ES ports
     std::set<IpAddr> detours_;                                // over AUX, to the ES peer
     std::map<MacAddr, int> fdbDetours_;  // MAC -> the VXLAN port the bridge sends it to
     std::set<MacAddr> fdbChecked_;       // MACs whose leftover detour was cleared

@@ -59,9 +59,17 @@ class LabEvpn : public ::testing::Test {
             twinrail::plan::buildPlan(lab::defaultLabRequest(twinrail::plan::Attach::EvpnMh));
         ASSERT_TRUE(std::holds_alternative<twinrail::plan::Plan>(built));
         plan_ = std::get<twinrail::plan::Plan>(built);
-        lab_ = std::make_unique<lab::PlanLab>(name_, plan_, binaries());
+        std::optional<lab::SonicLayout> layout;
+        if (sonic()) layout = lab::SonicLayout{};
+        lab_ = std::make_unique<lab::PlanLab>(name_, plan_, binaries(), layout);
         ASSERT_NO_THROW(lab_->up());
     }
+    // The layout's names for rail 1's bridge and VXLAN device, and the AUX port.
+    virtual bool sonic() const { return false; }
+    std::string bridge() const { return sonic() ? "Vlan1001" : "br-rail1"; }
+    std::string vxlan() const { return sonic() ? "vtep-1001" : "vx-rail1"; }
+    std::string aux() const { return sonic() ? "Ethernet16" : "aux1"; }
+    void esPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing();
     void TearDown() override {
         lab_.reset();
         lab::PlanLab::down(name_);
@@ -108,7 +116,7 @@ class LabEvpn : public ::testing::Test {
     // zebra's own install or the kernel's own resolution got there first, hostrouted leaves
     // that usable entry alone (evpn_mh.cpp) and it is the one that forwards.
     bool forwardsTo(const std::string& leaf, const std::string& ip) const {
-        auto out = in(leaf, {"ip", "-d", "neigh", "show", "dev", "br-rail1", ip});
+        auto out = in(leaf, {"ip", "-d", "neigh", "show", "dev", bridge(), ip});
         if (out.empty() || contains(out, "extern_learn") || contains(out, "FAILED") ||
             contains(out, "INCOMPLETE")) {
             return false;
@@ -233,7 +241,25 @@ TEST_F(LabEvpn, PeerLearnedHostsAreRoutedInBothPlanesAndRemoteVtepHostsNever) {
     EXPECT_FALSE(inPlane("p1-spine1", "10.128.0.50"));
 }
 
+// The same on SONiC's layout (`--nos sonic`): the segments are PortChannels in the rail's
+// VLAN, the VXLAN device vtep-<VLAN id>, the AUX link the SKU's spare port.
+class SonicLabEvpn : public LabEvpn {
+  protected:
+    bool sonic() const override { return true; }
+};
+
 TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
+    esPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing();
+}
+
+TEST_F(SonicLabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
+    // Every NIC port seen where the plan cables it, behind its segment (twinrail verify).
+    auto verify = lab::runAll({{binaries().twinrail, "verify", "--lab", name_, "--json"}}, false);
+    EXPECT_EQ(verify.rc, 0) << verify.out;
+    esPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing();
+}
+
+void LabEvpn::esPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing() {
     ASSERT_TRUE(routed("p1-leaf1", "10.128.0.2"));
     ASSERT_TRUE(routed("p2-leaf1", "10.128.0.2"));
     // srv1-nic1's port to p1-leaf1 fails under traffic within the rail, both ways: no flow
@@ -241,7 +267,7 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
     // over in p1-leaf1, the NIC's bond moves to port2).
     // First the bridge announces its own view of its VXLAN port (AF_BRIDGE link messages,
     // as it does on any port flag change): it must not blind hostrouted to that port.
-    in("p1-leaf1", {"bridge", "link", "set", "dev", "vx-rail1", "neigh_suppress", "on"});
+    in("p1-leaf1", {"bridge", "link", "set", "dev", vxlan(), "neigh_suppress", "on"});
     auto reports = lab::measureDuring(
         name_, binaries(), {{"srv2-nic1", "srv1-nic1"}},
         [this] { lab::failNode(name_, "srv1-nic1:port1"); }, 6);
@@ -266,12 +292,13 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
            {"tc",       "filter", "add",      "dev",   "bond0", "egress", "pref",          "5",
             "protocol", "ip",     "u32",      "match", "ip",    "dst",    "10.128.0.2/32", "action",
             "mirred",   "egress", "redirect", "dev",   port});
-        auto aux =
-            std::stoull(in("p2-leaf1", {"cat", "/sys/class/net/aux1/statistics/rx_packets"}));
+        auto auxBefore = std::stoull(
+            in("p2-leaf1", {"cat", "/sys/class/net/" + aux() + "/statistics/rx_packets"}));
         auto p = received(
             in("srv1-nic2", {"ping", "-c5", "-i0.2", "-W1", "-I", "10.128.1.2", "10.128.0.2"}));
-        auto viaAux =
-            std::stoull(in("p2-leaf1", {"cat", "/sys/class/net/aux1/statistics/rx_packets"})) - aux;
+        auto viaAux = std::stoull(in("p2-leaf1", {"cat", "/sys/class/net/" + aux() +
+                                                             "/statistics/rx_packets"})) -
+                      auxBefore;
         in("srv1-nic2", {"tc", "filter", "del", "dev", "bond0", "egress", "pref", "5"});
         std::cout << "[figure] srv1-nic2 -> srv1-nic1 sent into plane " << port[4]
                   << ", its plane-1 port down: " << p.substr(0, p.size() - 1) << " of 5, " << viaAux
@@ -283,8 +310,8 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
     }
     // And within the rail (bridged): srv2-nic1's frames into p1-leaf1 go to its VXLAN port
     // for the host's MAC, and so to p2-leaf1.
-    EXPECT_TRUE(contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", "vx-rail1"}),
-                         "02:00:0a:80:00:02"));
+    EXPECT_TRUE(
+        contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", vxlan()}), "02:00:0a:80:00:02"));
     in("srv2-nic1",
        {"tc",       "filter", "add",      "dev",   "bond0", "egress", "pref",          "5",
         "protocol", "ip",     "u32",      "match", "ip",    "dst",    "10.128.0.2/32", "action",
@@ -294,18 +321,18 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
     in("srv2-nic1", {"tc", "filter", "del", "dev", "bond0", "egress", "pref", "5"});
     std::cout << "[figure] srv2-nic1 -> srv1-nic1 into p1-leaf1's bridge: " << bridged;
     EXPECT_TRUE(contains(bridged, "5 received")) << bridged;
-    EXPECT_TRUE(contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", "vx-rail1"}),
+    EXPECT_TRUE(contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", vxlan()}),
                          "02:00:0a:80:00:02 sticky"));
     lab::restoreNode(name_, binaries(), "srv1-nic1:port1");
     EXPECT_TRUE(lab::waitUntil([&] { return routed("p1-leaf1", "10.128.0.2"); }, 10s, 20ms))
-        << in("p1-leaf1", {"ip", "neigh", "show", "dev", "br-rail1"});
+        << in("p1-leaf1", {"ip", "neigh", "show", "dev", bridge()});
     EXPECT_TRUE(lab::waitUntil(
         [&] {
             return !contains(in("p1-leaf1", {"ip", "route", "show", "table", "990"}), "10.128.0.2");
         },
         3s, 20ms));
-    EXPECT_FALSE(contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", "vx-rail1"}),
-                          "02:00:0a:80:00:02"));
+    EXPECT_FALSE(
+        contains(in("p1-leaf1", {"bridge", "fdb", "show", "dev", vxlan()}), "02:00:0a:80:00:02"));
 
     // hostrouted restarts on either leaf: not one host route is deleted meanwhile.
     auto log1 = monitor("p1-leaf1", "route");
@@ -328,7 +355,7 @@ TEST_F(LabEvpn, EsPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing) {
         EXPECT_TRUE(routed("p2-leaf1", ip));
     }
     EXPECT_TRUE(forwardsTo("p2-leaf1", "10.128.0.2"))
-        << in("p2-leaf1", {"ip", "-d", "neigh", "show", "dev", "br-rail1"});
+        << in("p2-leaf1", {"ip", "-d", "neigh", "show", "dev", bridge()});
 }
 
 }  // namespace

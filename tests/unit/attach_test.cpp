@@ -139,6 +139,21 @@ std::string sw_loopback(const plan::Plan& p, const std::string& name) {
     return p.findSwitch(name)->loopback;
 }
 
+// Every switch reachable, every fabric session up with the planned peer; no hosts yet.
+std::map<std::string, SwitchState> fabricUp(const plan::Plan& p) {
+    std::map<std::string, SwitchState> st;
+    for (const auto& sw : p.switches) {
+        SwitchState& s = st[sw.name];
+        s.reachable = true;
+        for (const auto& port : sw.ports) {
+            if (port.role == plan::PortRole::Host) continue;
+            s.peers[port.name] = {{"state", "Established"},
+                                  {"remote_router_id", sw_loopback(p, port.peer)}};
+        }
+    }
+    return st;
+}
+
 TEST(Verify, NamesWhatIsOffAndWhere) {
     auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest()));
     std::map<std::string, SwitchState> st;
@@ -188,16 +203,7 @@ TEST(Verify, NamesWhatIsOffAndWhere) {
 // learned the host behind) is where the cable ends, not the SVI.
 TEST(Verify, AHostOnAnSviIsWhereItsMemberPortIs) {
     auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest()));
-    std::map<std::string, SwitchState> st;
-    for (const auto& sw : p.switches) {
-        SwitchState& s = st[sw.name];
-        s.reachable = true;
-        for (const auto& port : sw.ports) {
-            if (port.role == plan::PortRole::Host) continue;
-            s.peers[port.name] = {{"state", "Established"},
-                                  {"remote_router_id", sw_loopback(p, port.peer)}};
-        }
-    }
+    auto st = fabricUp(p);
     for (const auto& srv : p.servers)
         for (const auto& nic : srv.nics)
             for (const auto& np : nic.ports)
@@ -217,6 +223,43 @@ TEST(Verify, AHostOnAnSviIsWhereItsMemberPortIs) {
         }
     }
     EXPECT_TRUE(found);
+}
+
+// With EVPN-MH the row's `port` is the segment's bond over the planned port: hbond<es-id>
+// on Linux, PortChannel<es-id> on SONiC. Another segment is another cable.
+TEST(Verify, AnEvpnHostIsWhereItsSegmentIs) {
+    auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest(plan::Attach::EvpnMh)));
+    for (const std::string bond : {"hbond", "PortChannel"}) {
+        auto st = fabricUp(p);
+        for (const auto& srv : p.servers) {
+            for (const auto& nic : srv.nics) {
+                for (const auto& np : nic.ports) {
+                    const auto mh = plan::evpnMhLeaf(p, *p.findSwitch(np.leaf));
+                    for (const auto& seg : mh.segments) {
+                        if (seg.port != np.leafPort) continue;
+                        st[np.leaf].hosts[nic.address] = {{"ifname", "br-rail1"},
+                                                          {"port", bond + std::to_string(seg.esId)},
+                                                          {"state", "installed"}};
+                    }
+                }
+            }
+        }
+        auto healthy = verifyFabric(p, st);
+        EXPECT_TRUE(healthy.healthy) << bond << healthy.json.dump(2);
+        // srv1-nic1 (ES 1 of p1-leaf1) heard behind ES 2.
+        st["p1-leaf1"].hosts["10.128.0.2"]["port"] = bond + "2";
+        auto r = verifyFabric(p, st);
+        EXPECT_FALSE(r.healthy) << bond;
+        bool found = false;
+        for (const auto& row : r.json["nic_ports"]) {
+            if (row["address"] == "10.128.0.2" && row["port"] == "port1") {
+                EXPECT_EQ(row["status"], "miscabled");
+                EXPECT_EQ(row["seen_on"], "p1-leaf1:" + bond + "2");
+                found = true;
+            }
+        }
+        EXPECT_TRUE(found) << bond;
+    }
 }
 
 }  // namespace

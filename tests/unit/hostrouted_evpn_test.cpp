@@ -79,6 +79,8 @@ TEST_F(HostroutedEvpn, AHostOnlyThePeerLearnedIsRoutedWithAStaticNeighborOfOurs)
     startWithView(false);
     ASSERT_EQ(routes->routedVia(ip("10.128.0.2")), kBridge);
     EXPECT_EQ(stateField("HOST_ROUTE_TABLE|10.128.0.2", "source"), "es-peer");
+    // Its row names the segment it is behind (what `twinrail verify` checks the cable by).
+    EXPECT_EQ(stateField("HOST_ROUTE_TABLE|10.128.0.2", "port"), "hbond1");
     ASSERT_TRUE(ownNeighborFor(ip("10.128.0.2")));
     for (const auto& n : evpnWriter().neighbors) {
         EXPECT_EQ(n.ifindex, kBridge);

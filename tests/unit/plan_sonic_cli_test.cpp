@@ -92,9 +92,17 @@ TEST(PlanSonicCli, WritesTheSonicFilesAndRefusesBadInput) {
     auto nos = runPlan(base + " --nos junos --out " + (dir / "x").string(), dir);
     EXPECT_EQ(nos.rc, 64);
     EXPECT_NE(nos.err.find("--nos: linux or sonic"), std::string::npos) << nos.err;
+    // EVPN-MH: from the release whose models have EVPN_ETHERNET_SEGMENT on.
     auto mh = runPlan(base + " --attach evpn-mh --nos sonic --out " + (dir / "x").string(), dir);
     EXPECT_EQ(mh.rc, 65);
-    EXPECT_NE(mh.err.find("evpn-mh cannot be expressed on SONiC"), std::string::npos) << mh.err;
+    EXPECT_NE(mh.err.find("evpn-mh on SONiC needs --sonic-release 202611"), std::string::npos)
+        << mh.err;
+    EXPECT_FALSE(fs::exists(dir / "x"));
+    auto mhOk = runPlan(base + " --attach evpn-mh --nos sonic --sonic-release 202611 --out " +
+                            (dir / "mh").string(),
+                        dir);
+    EXPECT_EQ(mhOk.rc, 0) << mhOk.err;
+    EXPECT_TRUE(fs::exists(dir / "mh" / "configs" / "p1-leaf1" / "config_db.overlay.json"));
     auto small = runPlan("--gpus 512 --model CX864E-N --nos sonic --hwsku " +
                              (kCatalog / "CX732Q-N").string() + " --out " + (dir / "x").string(),
                          dir);

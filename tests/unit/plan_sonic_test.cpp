@@ -58,20 +58,24 @@ plan::SwitchPort port(const std::string& name, int speedGbps) {
     return p;
 }
 
-// Every port the overlay names (INTERFACE, PATHQD_PORT, UPLINK_PIN keys, VLAN members)
-// is a PORT row of the base it is merged onto: what sonic-yang's leafrefs demand.
+// Every port the overlay names (INTERFACE, PATHQD_PORT, UPLINK_PIN keys, VLAN and
+// PortChannel members) is a PORT row of the base it is merged onto, or a VLAN member one
+// of the overlay's PortChannels: what sonic-yang's leafrefs demand.
 void expectPortsExist(const json& overlay, const json& base, const std::string& at) {
-    for (const char* t : {"INTERFACE", "PATHQD_PORT", "UPLINK_PIN", "VLAN_MEMBER"}) {
+    for (const std::string t :
+         {"INTERFACE", "PATHQD_PORT", "UPLINK_PIN", "VLAN_MEMBER", "PORTCHANNEL_MEMBER"}) {
         if (!overlay.contains(t)) continue;
         for (const auto& [k, v] : overlay[t].items()) {
             auto bar = k.find('|');
             std::string name = k;
-            if (std::string(t) == "VLAN_MEMBER") {
+            if (t == "VLAN_MEMBER" || t == "PORTCHANNEL_MEMBER") {
                 name = k.substr(bar + 1);
             } else if (bar != std::string::npos) {
                 continue;
             }
-            EXPECT_TRUE(base["PORT"].contains(name)) << at << " " << t << " " << k;
+            const bool lag = t == "VLAN_MEMBER" && overlay.contains("PORTCHANNEL") &&
+                             overlay["PORTCHANNEL"].contains(name);
+            EXPECT_TRUE(lag || base["PORT"].contains(name)) << at << " " << t << " " << k;
         }
     }
 }
@@ -206,9 +210,13 @@ TEST(PlanSonicPorts, CatalogModelsMapWithBreakouts) {
     // A plan that needs more cages than the SKU has, too.
     plan::Switch sw;
     sw.name = "p1-leaf9";
+    sw.ports = {port("swp35", 400)};
+    EXPECT_EQ(std::get<std::string>(plan::mapPorts(s732, sw)),
+              "p1-leaf9 port swp35 needs front-panel port 35, but HWSKU CX732Q-N has 34");
+    // Or a port the SKU has at another speed (33 and 34 are the 10G SFP+ ports).
     sw.ports = {port("swp33", 400)};
     EXPECT_EQ(std::get<std::string>(plan::mapPorts(s732, sw)),
-              "p1-leaf9 port swp33 needs front-panel port 33, but HWSKU CX732Q-N has 32");
+              "p1-leaf9 port swp33 runs at 400G, which Ethernet256 (10G) cannot be split into");
 }
 
 TEST(PlanSonicPorts, OwnFixtureUsesExistingSplitsAndDerivesTheRest) {
@@ -274,18 +282,23 @@ TEST(PlanSonicOverlay, EverySeedPlanMeetsSonicsRules) {
     for (const Seed& seed : {Seed{"CX864E-N", 512, 16384}, Seed{"CX732Q-N", 256, 1024}}) {
         auto s = sku(kCatalog / seed.model);
         for (int gpus = seed.from; gpus <= seed.to; gpus *= 2) {
-            for (auto attach : {plan::Attach::Bond, plan::Attach::Routed}) {
+            for (auto attach : {plan::Attach::Bond, plan::Attach::Routed, plan::Attach::EvpnMh}) {
                 for (auto lb : {plan::Request::Lb::Ecmp, plan::Request::Lb::Static}) {
                     // Above 2048 GPUs two of the four (attach, lb) pairs: the shapes repeat.
-                    if (gpus > 2048 &&
-                        (attach == plan::Attach::Bond) == (lb == plan::Request::Lb::Ecmp))
+                    // EVPN-MH pins nothing (no UPLINK_PIN): ECMP only.
+                    const bool evpn = attach == plan::Attach::EvpnMh;
+                    if (evpn ? lb == plan::Request::Lb::Static
+                             : gpus > 2048 && (attach == plan::Attach::Bond) ==
+                                                  (lb == plan::Request::Lb::Ecmp))
                         continue;
+                    const int release =
+                        evpn ? plan::kSonicEvpnMhRelease : plan::kSonicDefaultRelease;
                     auto p = build(seed.model, gpus, attach, lb);
                     for (const auto& sw : p.switches) {
                         // Leaves of two groups and one spine per plane: the other groups'
                         // leaves differ only in their subnets, the other spines not at all.
                         if (sw.spine ? sw.index > 1 : sw.group > 2) continue;
-                        auto c = sonic(p, sw, s);
+                        auto c = sonic(p, sw, s, release);
                         const json& o = c.overlay;
                         const std::string at =
                             seed.model + " " + std::to_string(gpus) + " " + sw.name;
@@ -306,11 +319,6 @@ TEST(PlanSonicOverlay, EverySeedPlanMeetsSonicsRules) {
                     }
                 }
             }
-            if (gpus != seed.from) continue;
-            auto mh = build(seed.model, gpus, plan::Attach::EvpnMh);
-            auto refused = plan::sonicSwitchConfig(mh, mh.switches.front(), s, {});
-            EXPECT_NE(std::get<std::string>(refused).find("evpn-mh cannot be expressed on SONiC"),
-                      std::string::npos);
         }
     }
     EXPECT_GT(checked, 600U);  // 672 switch configs when this was written

@@ -72,8 +72,13 @@ TEST(PlanSonicYang, EverySeedOverlayOnItsBasePassesSonicsModelsAndOurs) {
     for (const Seed& seed : {Seed{"CX864E-N", 512, 16384}, Seed{"CX732Q-N", 256, 1024}}) {
         const plan::Sku sku = catalogSku(seed.model);
         for (int gpus = seed.from; gpus <= seed.to; gpus *= 2) {
-            for (auto attach : {plan::Attach::Bond, plan::Attach::Routed}) {
+            for (auto attach : {plan::Attach::Bond, plan::Attach::Routed, plan::Attach::EvpnMh}) {
                 for (auto lb : {plan::Request::Lb::Ecmp, plan::Request::Lb::Static}) {
+                    // EVPN-MH pins nothing: its static plan is its ECMP one.
+                    const bool evpn = attach == plan::Attach::EvpnMh;
+                    if (evpn && lb == plan::Request::Lb::Static) continue;
+                    const plan::SonicOptions options{evpn ? plan::kSonicEvpnMhRelease
+                                                          : plan::kSonicDefaultRelease};
                     auto built = plan::buildPlan(request(seed.model, gpus, attach, lb));
                     ASSERT_TRUE(std::holds_alternative<plan::Plan>(built));
                     const auto& p = std::get<plan::Plan>(built);
@@ -82,7 +87,7 @@ TEST(PlanSonicYang, EverySeedOverlayOnItsBasePassesSonicsModelsAndOurs) {
                         // differ in subnets and ports only (the overlap and port rules
                         // cover every switch in plan_sonic_test.cpp).
                         if (sw.index != 1) continue;
-                        auto c = plan::sonicSwitchConfig(p, sw, sku, {});
+                        auto c = plan::sonicSwitchConfig(p, sw, sku, options);
                         ASSERT_TRUE(std::holds_alternative<plan::SonicSwitchConfig>(c))
                             << std::get<std::string>(c);
                         const json& overlay = std::get<plan::SonicSwitchConfig>(c).overlay;
@@ -100,7 +105,7 @@ TEST(PlanSonicYang, EverySeedOverlayOnItsBasePassesSonicsModelsAndOurs) {
                         std::chrono::steady_clock::now() - start)
                         .count();
     std::cout << "validated " << checked << " switch configs in " << ms << " ms\n";
-    EXPECT_GE(checked, 112U);  // 9 plan sizes x 4 (attach, lb) x 2 planes x leaf and spine
+    EXPECT_GE(checked, 140U);  // 9 plan sizes x 5 (attach, lb) x 2 planes x leaf and spine
 }
 
 // The check is not blind: the overlay with one of the faults SONiC refuses is caught.

@@ -286,7 +286,7 @@ std::variant<plan::Sku, int> skuFor(const std::string& given, const std::string&
 // Loads the HWSKUs and checks, before anything is written, that the plan can be expressed
 // on SONiC and that every switch's ports exist on its SKU (exit 65 with the reason).
 int sonicTarget(const Args& a, const plan::Plan& p, twinrail::plantool::SonicTarget& out) {
-    if (auto why = plan::sonicRefusal(p)) {
+    if (auto why = plan::sonicRefusal(p, {a.sonicRelease})) {
         std::cerr << "twinrail-plan: --nos sonic: " << *why << "\n";
         return exitcode::kDataErr;
     }
@@ -307,6 +307,11 @@ int sonicTarget(const Args& a, const plan::Plan& p, twinrail::plantool::SonicTar
     for (const auto& sw : p.switches) {
         auto mapped = plan::mapPorts(sw.spine ? out.spineSku : out.leafSku, sw);
         if (auto* why = std::get_if<std::string>(&mapped)) {
+            std::cerr << "twinrail-plan: --nos sonic: " << *why << "\n";
+            return exitcode::kDataErr;
+        }
+        if (auto why =
+                plan::sonicEvpnAuxRefusal(p, sw, out.leafSku, std::get<plan::PortMap>(mapped))) {
             std::cerr << "twinrail-plan: --nos sonic: " << *why << "\n";
             return exitcode::kDataErr;
         }

@@ -1,5 +1,7 @@
 #include "verify.h"
 
+#include "twinrail/plan/evpn_mh.h"
+
 namespace twinrail::cli {
 namespace {
 
@@ -45,6 +47,21 @@ std::vector<Seen> sightings(const plan::Plan& plan, const std::map<std::string, 
         }
     }
     return out;
+}
+
+// With EVPN-MH a host is seen behind the Ethernet segment of its port: the one-member bond
+// over it, hbond<es-id> on Linux, PortChannel<es-id> on SONiC (evpn_mh.h, sonic_target.h).
+bool behindPlannedPort(const plan::Plan& plan, const plan::NicPort& np, const std::string& seen) {
+    if (seen == np.leafPort) return true;
+    if (plan.request.attach != plan::Attach::EvpnMh) return false;
+    const plan::Switch* leaf = plan.findSwitch(np.leaf);
+    if (leaf == nullptr || leaf->spine) return false;
+    for (const auto& seg : plan::evpnMhLeaf(plan, *leaf).segments) {
+        if (seg.port != np.leafPort) continue;
+        const std::string id = std::to_string(seg.esId);
+        return seen == seg.bond || seen == "PortChannel" + id;
+    }
+    return false;
 }
 
 std::string where(const Seen& s) {
@@ -123,7 +140,7 @@ VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, Sw
                 auto leaf = st.find(np.leaf);
                 if (leaf == st.end() || !leaf->second.reachable) status = "unknown";
                 for (const auto& s : seen) {
-                    bool planned = s.leaf == np.leaf && s.port == np.leafPort;
+                    bool planned = s.leaf == np.leaf && behindPlannedPort(plan, np, s.port);
                     if (planned && s.how == "routed") {
                         status = "ok";
                         on = where(s);

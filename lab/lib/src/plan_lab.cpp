@@ -117,7 +117,7 @@ void PlanLab::buildNamespaces() {
     if (evpn) {
         for (const auto& sw : plan_.switches) {
             if (sw.spine || sw.plane != 1) continue;
-            auto mh = plan::evpnMhLeaf(plan_, sw);
+            auto mh = evpnLeaf(sw);
             fabric.link(sw.name, mh.auxPort, mh.peer, mh.auxPort);
         }
     } else {
@@ -144,7 +144,11 @@ void PlanLab::buildNamespaces() {
     // the lab's ES ports (veths named as the bonds) appear after zebra has started.
     if (evpn) {
         linkNics(fabric);
-        buildEvpnLinks();
+        if (sonic_) {
+            buildSonicSegments();
+        } else {
+            buildEvpnLinks();
+        }
     }
     addressNics();
     for (const auto& sw : plan_.switches) {
@@ -156,10 +160,11 @@ void PlanLab::buildNamespaces() {
     }
     if (r().attach == plan::Attach::Routed) {
         for (const auto& srv : plan_.servers) {
-            for (const auto& nic : srv.nics)
+            for (const auto& nic : srv.nics) {
                 fabric.startFrr(nicNode(srv, nic), sonic_
                                                        ? plan::sonicHostFrrConfig(plan_, srv, nic)
                                                        : plan::hostFrrConfig(plan_, srv, nic));
+            }
         }
     }
     // From here the lab lives on its own; `down` finds it by name.
@@ -181,8 +186,7 @@ void PlanLab::linkNics(Fabric& fabric) {
             for (const auto& np : nic.ports) {
                 std::string leafPort = np.leafPort;
                 if (evpn) {  // the veth stands in for the port's one-member bond
-                    for (const auto& s :
-                         plan::evpnMhLeaf(plan_, *plan_.findSwitch(np.leaf)).segments)
+                    for (const auto& s : evpnLeaf(*plan_.findSwitch(np.leaf)).segments)
                         if (s.port == np.leafPort) leafPort = s.bond;
                 }
                 fabric.link(nicNode(srv, nic), np.name, np.leaf, leafPort);

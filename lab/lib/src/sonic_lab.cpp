@@ -66,19 +66,16 @@ nlohmann::json labSonicRecord(const std::string& labName) {
 }
 
 void PlanLab::prepareSonic(const plan::Plan& planner) {
-    if (sonic_->release >= plan::kSonicTableDirectRelease) {
-        throw SonicLayoutError(
-            "--sonic-release " + std::to_string(sonic_->release) +
-            ": from 202411 on host routes reach BGP by `redistribute table-direct` (FRR >= "
-            "9.1); the lab's FRR is Debian 12's 8.4, so give a release before 202411");
-    }
+    const bool evpn = planner.request.attach == plan::Attach::EvpnMh;
+    const int release =
+        sonic_->release.value_or(evpn ? plan::kSonicEvpnMhRelease : kLabSonicRelease);
     std::map<std::string, plan::Sku> skus;  // by directory
     std::map<std::string, plan::PortMap> maps;
     for (const auto& sw : planner.switches) {
         const std::string dir = labSkuDir(modelOf(planner, sw), sonic_->hwskuDir);
         if (skus.count(dir) == 0) skus.emplace(dir, loadSku(dir));
         const plan::Sku& sku = skus.at(dir);
-        auto cfg = plan::sonicSwitchConfig(planner, sw, sku, {sonic_->release});
+        auto cfg = plan::sonicSwitchConfig(planner, sw, sku, {release});
         if (auto* why = std::get_if<std::string>(&cfg)) throw SonicLayoutError(*why);
         auto mapped = plan::mapPorts(sku, sw);
         if (auto* why = std::get_if<std::string>(&mapped)) throw SonicLayoutError(*why);
@@ -91,9 +88,10 @@ void PlanLab::prepareSonic(const plan::Plan& planner) {
         sonicConfigDb_[sw.name] = db;
         sonicFrrConf_[sw.name] = c.frrConf;
         maps[sw.name] = std::get<plan::PortMap>(mapped);
+        if (evpn && !sw.spine) sonicAux_[sw.name] = *plan::sonicAuxPort(sku, maps[sw.name]);
     }
     plan_ = withSkuPortNames(planner, maps);
-    sonicRecord_ = sonicRecord(sonic_->release, maps);
+    sonicRecord_ = sonicRecord(release, maps);
 }
 
 std::string PlanLab::frrConfFor(const plan::Switch& sw) const {
@@ -107,6 +105,21 @@ void PlanLab::addressSonicSwitches() {
         if (auto res = inNodeAll(name_, sw.name, cmds); res.rc != 0)
             throw std::runtime_error("cannot lay out " + sw.name + " as SONiC does: " + res.out);
     }
+}
+
+void PlanLab::buildSonicSegments() {
+    for (const auto& sw : plan_.switches) {
+        auto cmds = sonicSegmentCommands(sonicConfigDb_.at(sw.name));
+        if (auto res = inNodeAll(name_, sw.name, cmds); res.rc != 0) {
+            throw std::runtime_error("cannot build the EVPN-MH segments of " + sw.name + ": " +
+                                     res.out);
+        }
+    }
+}
+
+plan::EvpnMhLeaf PlanLab::evpnLeaf(const plan::Switch& leaf) const {
+    if (!sonic_) return plan::evpnMhLeaf(plan_, leaf);
+    return plan::sonicEvpnMhLeaf(plan_, leaf, nullptr, sonicAux_.at(leaf.name));
 }
 
 void PlanLab::startSonicSwitch(const plan::Switch& sw) {

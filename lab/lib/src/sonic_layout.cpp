@@ -81,17 +81,78 @@ void interfaceSettings(const std::string& tableName, const std::string& dev, con
         out.push_back(sysctl(dev, "disable_ipv6", "0", true));
 }
 
+bool validVni(const std::string& text) {
+    if (text.empty() || text.size() > 8 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    const unsigned long v = std::stoul(text);
+    return v >= 1 && v <= 16777215;
+}
+
+std::set<std::string> vlanNames(const json& db) {
+    std::set<std::string> out;
+    for (const auto& [key, row] : table(db, "VLAN").items()) {
+        ifname("VLAN", key, key);
+        if (key.rfind("Vlan", 0) != 0) refuse("VLAN", key, "a VLAN is named VlanN");
+        out.insert(key);
+    }
+    return out;
+}
+
+// (VLAN, member) of the untagged members: the PortChannels only, or all but them.
+std::vector<std::pair<std::string, std::string>> vlanMembers(const json& db,
+                                                             const std::set<std::string>& vlans,
+                                                             bool portChannels) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const json& lags = table(db, "PORTCHANNEL");
+    for (const auto& [key, row] : table(db, "VLAN_MEMBER").items()) {
+        auto [vlan, port] = splitKey(key);
+        if (vlans.count(vlan) == 0) refuse("VLAN_MEMBER", key, "no VLAN|" + vlan + " row");
+        ifname("VLAN_MEMBER", key, port);
+        if (field(row, "tagging_mode") != "untagged")
+            refuse("VLAN_MEMBER", key, "only untagged members (this kernel has no 802.1Q)");
+        if (lags.contains(port) == portChannels) out.emplace_back(vlan, port);
+    }
+    return out;
+}
+
 }  // namespace
 
-std::vector<Argv> sonicKernelCommands(const json& db) {
+std::vector<Argv> sonicSegmentCommands(const json& db) {
+    const std::set<std::string> vlans = vlanNames(db);
     std::vector<Argv> out;
-    std::set<std::string> vlans;
-    for (const auto& [key, row] : table(db, "VLAN").items()) {
-        const std::string dev = ifname("VLAN", key, key);
-        if (key.rfind("Vlan", 0) != 0) refuse("VLAN", key, "a VLAN is named VlanN");
-        vlans.insert(dev);
-        out.push_back({"ip", "link", "add", dev, "type", "bridge"});
+    for (const auto& [vlan, lag] : vlanMembers(db, vlans, true))
+        out.push_back({"ip", "link", "set", "dev", lag, "master", vlan});
+    for (const auto& [key, row] : table(db, "VXLAN_TUNNEL_MAP").items()) {
+        auto [tunnel, map] = splitKey(key);
+        const std::string vlan = field(row, "vlan");
+        if (vlans.count(vlan) == 0) refuse("VXLAN_TUNNEL_MAP", key, "no VLAN|" + vlan + " row");
+        const json& t = table(db, "VXLAN_TUNNEL");
+        auto src = IpAddr::parse(t.contains(tunnel) ? field(t[tunnel], "src_ip") : "");
+        if (!src || !src->isV4()) {
+            refuse("VXLAN_TUNNEL_MAP", key,
+                   "no VXLAN_TUNNEL|" + names::printable(tunnel) + " with an IPv4 src_ip");
+        }
+        const std::string vni = field(row, "vni");
+        if (!validVni(vni))
+            refuse("VXLAN_TUNNEL_MAP", key, "vni \"" + names::printable(vni) + "\" (1..16777215)");
+        const std::string dev = ifname("VXLAN_TUNNEL_MAP", key, tunnel + "-" + vlan.substr(4));
+        out.push_back({"ip", "link", "add", dev, "type", "vxlan", "id", vni, "local", src->str(),
+                       "dstport", "4789", "nolearning", "ttl", "64"});
+        out.push_back({"ip", "link", "set", "dev", dev, "master", vlan});
+        out.push_back({"bridge", "link", "set", "dev", dev, "learning", "off", "neigh_suppress",
+                       "on", "flood", "off"});
+        out.push_back({"ip", "link", "set", "dev", dev, "up"});
     }
+    return out;
+}
+
+std::vector<Argv> sonicKernelCommands(const json& db) {
+    const std::set<std::string> vlans = vlanNames(db);
+    std::vector<Argv> out;
+    out.reserve(vlans.size());
+    for (const std::string& dev : vlans)
+        out.push_back({"ip", "link", "add", dev, "type", "bridge"});
     // The SVI's MAC before any member joins: a bridge given its address keeps it.
     for (const auto& [key, row] : table(db, "VLAN_INTERFACE").items()) {
         auto [dev, prefix] = splitKey(key);
@@ -99,14 +160,8 @@ std::vector<Argv> sonicKernelCommands(const json& db) {
         if (vlans.count(dev) == 0) refuse("VLAN_INTERFACE", key, "no VLAN|" + dev + " row");
         interfaceSettings("VLAN_INTERFACE", dev, row, out);
     }
-    for (const auto& [key, row] : table(db, "VLAN_MEMBER").items()) {
-        auto [vlan, port] = splitKey(key);
-        if (vlans.count(vlan) == 0) refuse("VLAN_MEMBER", key, "no VLAN|" + vlan + " row");
-        ifname("VLAN_MEMBER", key, port);
-        if (field(row, "tagging_mode") != "untagged")
-            refuse("VLAN_MEMBER", key, "only untagged members (this kernel has no 802.1Q)");
+    for (const auto& [vlan, port] : vlanMembers(db, vlans, false))
         out.push_back({"ip", "link", "set", "dev", port, "master", vlan});
-    }
     for (const std::string& vlan : vlans) out.push_back({"ip", "link", "set", "dev", vlan, "up"});
     for (const auto& [key, row] : table(db, "VLAN_INTERFACE").items()) {
         auto [dev, prefix] = splitKey(key);
@@ -235,10 +290,22 @@ std::string labPortName(const json& record, const std::string& node, const std::
 std::string labFrrConf(const std::string& conf) {
     std::istringstream in(conf);
     std::string out;
+    std::string imports;
+    constexpr std::string_view kTableDirect = "  redistribute table-direct ";
     for (std::string line; std::getline(in, line);) {
         if (line.rfind("fpm ", 0) == 0 || line.rfind("no fpm ", 0) == 0) continue;
+        if (line.rfind(kTableDirect, 0) == 0) {
+            const std::string id = line.substr(kTableDirect.size());
+            if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+                throw SonicLayoutError("frr.conf: \"" + names::printable(line) + "\"");
+            imports += "ip import-table " + id + "\n";
+            line = "  redistribute table " + id;
+        }
         out += line + "\n";
     }
+    // Zebra's lines before `router bgp`, after the header (`frr defaults` first).
+    const auto at = out.find("\nrouter bgp ");
+    if (!imports.empty() && at != std::string::npos) out.insert(at + 1, imports + "!\n");
     return out;
 }
 

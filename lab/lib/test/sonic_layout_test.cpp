@@ -254,3 +254,56 @@ TEST(NetworkAdvertiser, RendersBgpcfgdsStepsInItsOrder) {
     EXPECT_TRUE(a.update("65001", {}).empty());
     EXPECT_TRUE(a.applied().empty());
 }
+
+// evpn-mh on the lab SKU: the segments and VXLAN devices come after FRR (sonicSegment-
+// Commands), nothing of them before; the AUX port is the spare 10G one.
+TEST(SonicLayout, EvpnSegmentsAfterFrrOnTheLabSku) {
+    auto built = plan::buildPlan(lab::defaultLabRequest(plan::Attach::EvpnMh));
+    ASSERT_TRUE(std::holds_alternative<plan::Plan>(built));
+    const auto& p = std::get<plan::Plan>(built);
+    auto cfg = plan::sonicSwitchConfig(p, *p.findSwitch("p1-leaf1"), labSku(),
+                                       {plan::kSonicEvpnMhRelease});
+    ASSERT_TRUE(std::holds_alternative<plan::SonicSwitchConfig>(cfg)) << std::get<std::string>(cfg);
+    const json& db = std::get<plan::SonicSwitchConfig>(cfg).overlay;
+    EXPECT_EQ(db["HOSTROUTED"]["global"]["evpn_peer_interface"], "Ethernet16");
+    const auto early = lab::sonicKernelCommands(db);
+    const auto late = lab::sonicSegmentCommands(db);
+    const lab::Argv member{"ip", "link", "set", "dev", "PortChannel1", "master", "Vlan1001"};
+    const lab::Argv vxlan{"ip",      "link", "add",        "vtep-1001", "type",
+                          "vxlan",   "id",   "10001",      "local",     "10.253.0.0",
+                          "dstport", "4789", "nolearning", "ttl",       "64"};
+    EXPECT_EQ(indexOf(early, member), early.size());
+    EXPECT_LT(indexOf(late, member), late.size());
+    ASSERT_LT(indexOf(late, vxlan), late.size());
+    EXPECT_LT(indexOf(late, {"ip", "link", "set", "dev", "vtep-1001", "master", "Vlan1001"}),
+              late.size());
+    EXPECT_LT(indexOf(late, {"bridge", "link", "set", "dev", "vtep-1001", "learning", "off",
+                             "neigh_suppress", "on", "flood", "off"}),
+              late.size());
+    EXPECT_LT(indexOf(early, {"ip", "addr", "add", "10.253.0.0/31", "dev", "Ethernet16"}),
+              early.size());
+    // A hostile row is refused naming it, before anything runs.
+    json bad = db;
+    bad["VXLAN_TUNNEL_MAP"]["vtep|map_10001_Vlan1001"]["vni"] = "16777216";
+    EXPECT_THROW(lab::sonicSegmentCommands(bad), lab::SonicLayoutError);
+    bad = db;
+    bad["VXLAN_TUNNEL"]["vtep"]["src_ip"] = "-rf";
+    EXPECT_THROW(lab::sonicSegmentCommands(bad), lab::SonicLayoutError);
+    bad = db;
+    bad["VXLAN_TUNNEL_MAP"]["vtep|map_10001_Vlan1001"]["vlan"] = "Vlan9";
+    EXPECT_THROW(lab::sonicSegmentCommands(bad), lab::SonicLayoutError);
+}
+
+// From 202411 the overlay says `redistribute table-direct`; FRR 8.4 takes the table the
+// older way, with the import before `router bgp`.
+TEST(SonicLayout, TableDirectBecomesImportTableForFrr84) {
+    const std::string conf =
+        "frr defaults datacenter\n!\nrouter bgp 65001\n address-family ipv4 unicast\n"
+        "  redistribute table-direct 10\n exit-address-family\nexit\n";
+    EXPECT_EQ(lab::labFrrConf(conf),
+              "frr defaults datacenter\n!\nip import-table 10\n!\nrouter bgp 65001\n"
+              " address-family ipv4 unicast\n  redistribute table 10\n exit-address-family\n"
+              "exit\n");
+    EXPECT_THROW(lab::labFrrConf("router bgp 1\n  redistribute table-direct 1;x\n"),
+                 lab::SonicLayoutError);
+}

@@ -5,8 +5,10 @@
 // written here, at the neutral level pathqd starts from, so a restart of the bgp container
 // comes back with them instead of waiting for pathqd to re-apply.
 #include <algorithm>
+#include <optional>
 
 #include "frr_text.h"
+#include "sonic_evpn.h"
 #include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::plan {
@@ -107,6 +109,12 @@ std::string sonicFrrConfig(const Plan& plan, const Switch& sw, const PortMap& po
         for (const auto* rs : subnets) c += "ip route " + rs->prefix + " blackhole\n";
         c += "!\n";
     }
+    // The AUX port's name is the overlay's: nothing here names it.
+    std::optional<EvpnMhLeaf> mh;
+    if (!sw.spine && plan.request.attach == Attach::EvpnMh) {
+        mh = sonicEvpnMhLeaf(plan, sw, &ports, "");
+        c += sonicEvpnZebraConfig(*mh);
+    }
     c += "ip prefix-list TWINRAIL-LOOPBACK seq 5 permit " + sw.loopback + "/32\n";
     c += "route-map TWINRAIL-CONNECTED permit 10\n match ip address prefix-list "
          "TWINRAIL-LOOPBACK\nexit\n!\n";
@@ -135,6 +143,7 @@ std::string sonicFrrConfig(const Plan& plan, const Switch& sw, const PortMap& po
     if (!downlinks.empty()) {
         c += " address-family ipv6 unicast\n" + pathqdAttach(downlinks) + " exit-address-family\n";
     }
+    if (mh) c += evpnBgpConfig(plan, *mh);
     c += "exit\n!\n";
     return c;
 }

@@ -3,6 +3,7 @@
 // hostrouted's and pathqd's tables keyed by the HWSKU's EthernetN names.
 #include <cstdlib>
 
+#include "sonic_evpn.h"
 #include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::plan {
@@ -102,14 +103,8 @@ std::optional<std::string> railVlanHosts(const Plan& plan, const Switch& sw, con
 
 }  // namespace
 
-std::optional<std::string> sonicRefusal(const Plan& plan) {
-    if (plan.request.attach == Attach::EvpnMh) {
-        return "--attach evpn-mh cannot be expressed on SONiC: its Ethernet segments run "
-               "between a leaf pair over an AUX link with Linux bridges and VXLAN devices "
-               "(links.sh), which SONiC's config_db has no rows for (one VXLAN_TUNNEL per "
-               "switch, on the fabric), and EVPN_ETHERNET_SEGMENT has a YANG model only from "
-               "2026-05 on; use --attach bond or routed";
-    }
+std::optional<std::string> sonicRefusal(const Plan& plan, const SonicOptions& options) {
+    if (auto why = sonicEvpnReleaseRefusal(plan, options)) return why;
     return sonicRoutedRefusal(plan);
 }
 
@@ -117,7 +112,6 @@ std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan,
                                                                const Sku& sku,
                                                                const SonicOptions& options) {
     // Per switch, only its own NICs: the whole plan is checked once, by sonicRefusal.
-    if (plan.request.attach == Attach::EvpnMh) return *sonicRefusal(plan);
     if (auto why = sonicRoutedRefusal(plan, &sw)) return *why;
     auto mapped = mapPorts(sku, sw);
     if (auto* why = std::get_if<std::string>(&mapped)) return *why;
@@ -135,8 +129,12 @@ std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan,
             {"proxy_arp", bond ? "true" : "false"},
             {"platform", "sonic"},
             {"advertise", tableDirect ? "table-direct" : "network-table"}};
-        if (auto why = railVlanHosts(plan, sw, ports, db)) return *why;
-        if (plan.request.lb == Request::Lb::Static) {
+        if (plan.request.attach == Attach::EvpnMh) {
+            if (auto why = sonicEvpnRows(plan, sw, sku, ports, options, db)) return *why;
+        } else if (auto why = railVlanHosts(plan, sw, ports, db)) {
+            return *why;
+        }
+        if (plan.request.lb == Request::Lb::Static && plan.request.attach != Attach::EvpnMh) {
             for (const auto& p : sw.ports) {
                 if (p.role != PortRole::Host || p.pinnedUplink.empty()) continue;
                 auto up = ports.names.find(p.pinnedUplink);

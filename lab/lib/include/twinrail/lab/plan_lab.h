@@ -21,6 +21,7 @@
 
 #include "twinrail/lab/shell.h"
 #include "twinrail/lab/sonic_layout.h"
+#include "twinrail/plan/evpn_mh.h"
 #include "twinrail/plan/plan.h"
 
 namespace twinrail::lab {
@@ -44,7 +45,9 @@ plan::Request defaultLabRequest(plan::Attach attach = plan::Attach::Bond);
 // (sonic_layout.h, docs/lab.md "SONiC layout"). The HWSKU of a switch model is
 // `hwskuDir` when given, else lab/hwsku/<model>, else the planner's libs/plan/hwsku/<model>.
 struct SonicLayout {
-    int release = kLabSonicRelease;
+    // Unset: kLabSonicRelease, or kSonicEvpnMhRelease for an evpn-mh plan (the first
+    // release whose models have EVPN_ETHERNET_SEGMENT).
+    std::optional<int> release;
     std::string hwskuDir;
 };
 // The HWSKU directory the lab uses for `model` (throws SonicLayoutError when none exists).
@@ -66,6 +69,9 @@ class PlanLab {
     // Everything a lab of this name left: processes, namespaces, FRR and state files.
     // Returns what it removed, one line each.
     static std::vector<std::string> down(const std::string& name);
+    // What a lab of this name still holds (after `down` it must be nothing): "namespaces",
+    // its state folder, FRR directories, "daemons" (a process with its pathspace).
+    static std::vector<std::string> leftovers(const std::string& name);
     // Reads the plan a running lab was built from.
     static plan::Plan loadPlan(const std::string& name);
 
@@ -85,6 +91,8 @@ class PlanLab {
     void addressSwitches();
     void linkNics(Fabric& fabric);
     void buildEvpnLinks();
+    // The leaf's EVPN-MH objects under the names its layout uses (Linux or SONiC).
+    plan::EvpnMhLeaf evpnLeaf(const plan::Switch& leaf) const;
     void addressNics();
     void startSwitch(const plan::Switch& sw);
     void startBondNic(const plan::Server& srv, const plan::Nic& nic);
@@ -93,6 +101,7 @@ class PlanLab {
     // The SONiC layout (sonic_lab.cpp).
     void prepareSonic(const plan::Plan& plannerPlan);
     void addressSonicSwitches();
+    void buildSonicSegments();
     void startSonicSwitch(const plan::Switch& sw);
     std::string frrConfFor(const plan::Switch& sw) const;
 
@@ -106,6 +115,7 @@ class PlanLab {
     // the overlay's frr.conf.
     std::map<std::string, nlohmann::json> sonicConfigDb_;
     std::map<std::string, std::string> sonicFrrConf_;
+    std::map<std::string, std::string> sonicAux_;  // evpn-mh leaves: the AUX port
     nlohmann::json sonicRecord_;
 };
 

@@ -24,9 +24,11 @@
 
 namespace twinrail::lab {
 
-// The release the lab's switches run unless --sonic-release says otherwise: this
-// machine's FRR is 8.4, which has no `redistribute table-direct` (202411 and later), so
-// host routes reach BGP as SONiC before 202411 does it (ADVERTISE_NETWORK_TABLE).
+// The release the lab's switches run unless --sonic-release (or evpn-mh) says otherwise:
+// host routes reach BGP as SONiC before 202411 does it (ADVERTISE_NETWORK_TABLE, through
+// the lab's stand-in for bgpcfgd). From 202411 on it is `redistribute table-direct`, which
+// this machine's FRR 8.4 lacks: the lab's FRR takes the same table the older way
+// (labFrrConf).
 inline constexpr int kLabSonicRelease = 202405;
 
 // A row of the overlay the lab cannot apply; the message names the table and key.
@@ -44,9 +46,18 @@ struct SonicLayoutError : std::invalid_argument {
 //   INTERFACE|EthernetN             ipv6_use_link_local_only: IPv6 on, no global address
 //   INTERFACE|EthernetN|a/len       the address on the port
 //   LOOPBACK_INTERFACE|Loopback0|a  on lo (this kernel has no dummy devices)
+// A VLAN member that is one of the PORTCHANNEL rows is left to sonicSegmentCommands.
 // Throws SonicLayoutError for a row it cannot apply (a bad name or prefix, a tagged
 // member, a member of a VLAN that has no VLAN row).
 std::vector<Argv> sonicKernelCommands(const nlohmann::json& configDb);
+// EVPN-MH, once the segments' ports exist (zebra takes an ES only on an interface it has
+// not seen before its config, so they come after FRR starts):
+//   VLAN_MEMBER|VlanX|PortChannelN  PortChannelN enslaved: the lab's veth of that name
+//                                   stands in for the LAG (this kernel has no bonds)
+//   VXLAN_TUNNEL_MAP|t|map_V_VlanX  VXLAN device t-<VLAN id> (vxlanmgrd's name), VNI V,
+//                                   local = VXLAN_TUNNEL|t src_ip, in VlanX; no learning,
+//                                   ARP suppressed, no flooding (as the Linux layout)
+std::vector<Argv> sonicSegmentCommands(const nlohmann::json& configDb);
 
 // The sysctls SONiC's intfmgrd owns on an interface: what the lab set (above) must still
 // be there after twinrail's daemons ran.
@@ -86,7 +97,9 @@ std::string labPortName(const nlohmann::json& record, const std::string& node,
                         const std::string& port);
 
 // The frr.conf the lab's FRR loads: the overlay's, without the FPM lines (there is no
-// fpmsyncd here, and this zebra runs without the fpm module, which would refuse them).
+// fpmsyncd here, and this zebra runs without the fpm module, which would refuse them), and
+// `redistribute table-direct N` as FRR 8.4 can: `ip import-table N` and `redistribute
+// table N` (the same routes to BGP; the copy in zebra's RIB matters only with FPM).
 std::string labFrrConf(const std::string& sonicFrrConf);
 
 }  // namespace twinrail::lab

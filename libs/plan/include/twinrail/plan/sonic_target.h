@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "twinrail/plan/evpn_mh.h"
 #include "twinrail/plan/plan.h"
 #include "twinrail/plan/sonic_sku.h"
 
@@ -23,6 +24,10 @@ inline constexpr int kSonicDefaultRelease = 202505;
 // Rail r of a leaf is VLAN kSonicVlanBase + r (rails are at most gpusPerServer, and one
 // leaf holds one group, so the id is unique on the switch).
 inline constexpr int kSonicVlanBase = 1000;
+// EVPN-MH needs EVPN_ETHERNET_SEGMENT, whose YANG model (sonic-evpn.yang) is in SONiC's
+// master from 2026-05-27: `config reload` aborts on a table without a model, so the first
+// release branched after it.
+inline constexpr int kSonicEvpnMhRelease = 202611;
 // pathqd's quantisation when PATHQD|global sets no `levels` (quality.h QualityModel).
 inline constexpr int kPathqdDefaultLevels = 32;
 
@@ -30,8 +35,9 @@ struct SonicOptions {
     int release = kSonicDefaultRelease;  // YYYYMM
 };
 
-// Why this plan cannot be expressed on SONiC (evpn-mh), or nothing.
-std::optional<std::string> sonicRefusal(const Plan& plan);
+// Why this plan cannot be expressed on SONiC, or nothing: routed NICs it cannot lay out,
+// or EVPN-MH on a release before kSonicEvpnMhRelease.
+std::optional<std::string> sonicRefusal(const Plan& plan, const SonicOptions& options = {});
 
 // NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move checks an invariant
 struct SonicSwitchConfig {
@@ -71,6 +77,24 @@ std::optional<std::string> sonicRoutedRefusal(const Plan& plan, const Switch* on
 // The NIC's frr.conf when its leaves run SONiC: a /32 to each port's peer address through
 // that port, and a receive-only session from the NIC's own address to each.
 std::string sonicHostFrrConfig(const Plan& plan, const Server& server, const Nic& nic);
+// EVPN-MH leaves on SONiC (sonic_evpn.cpp). The AUX link of the pair takes the fastest
+// front-panel port the plan leaves free (the first by index among equals; on the catalog
+// models one of the two 10G SFP+ ports); nothing when the plan uses every cage.
+std::optional<std::string> sonicAuxPort(const Sku& sku, const PortMap& ports);
+// Why an EVPN-MH leaf has no AUX port on this SKU, or nothing (not EVPN-MH, a spine).
+std::optional<std::string> sonicEvpnAuxRefusal(const Plan& plan, const Switch& sw, const Sku& sku,
+                                               const PortMap& ports);
+// The leaf's EVPN-MH objects (evpn_mh.h) under SONiC's names: an ES is PortChannel<es-id>
+// over the SKU's EthernetN, a rail's bridge its VLAN (VlanN), its VXLAN device
+// vtep-<VLAN id> (vxlanmgrd's <tunnel>-<VLAN id>), and `aux` the AUX port. `ports` null:
+// the plan's ports already carry the SKU's names (the lab's plan).
+EvpnMhLeaf sonicEvpnMhLeaf(const Plan& plan, const Switch& leaf, const PortMap* ports,
+                           const std::string& aux);
+// A segment's ESI, Type 0 (operator-configured), the same on both leaves of the pair:
+// 00, the pair's es-sys-mac, 00, the es-id in two bytes.
+std::string sonicEsi(const EvpnMhLeaf& leaf, const EvpnSegment& segment);
+// The VXLAN tunnel (VXLAN_TUNNEL, VXLAN_EVPN_NVO) the pair's rails map onto.
+inline constexpr const char* kSonicVtep = "vtep";
 // The split-unified frr.conf (sonic_frr.cpp); the port names are the SKU's.
 std::string sonicFrrConfig(const Plan& plan, const Switch& sw, const PortMap& ports,
                            const SonicOptions& options);
