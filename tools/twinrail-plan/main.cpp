@@ -50,6 +50,12 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
                            static: the seed's static smart routing, each downlink
                            pinned to one uplink (UPLINK_PIN in the leaves' config_db)
   --gateway-mac MAC        the one MAC of the rail gateways (bond)   [00:00:5e:00:01:01]
+  --roce-priority N --roce-dscp N --cnp-priority N --cnp-dscp N
+                           RoCEv2 QoS for NICs, switches and NCCL: the lossless
+                           priority and the data's DSCP, the CNPs' strict
+                           priority and DSCP (docs/roce.md)          [3, 26, 6, 48]
+  --cable-m HOST,FABRIC    the longest leaf-NIC and leaf-spine cables, metres:
+                           SONiC's PFC headroom (CABLE_LENGTH)            [30,100]
 
   --nos linux|sonic        the switches' configs: Linux with FRR (frr.conf,
                            config_db.json), or SONiC (see docs/planner.md)       [linux]
@@ -151,6 +157,20 @@ Args parse(int argc, char** argv) {
             r.uplinkSpeedGbps = toInt(f, value(i));
         } else if (f == "--spines-per-plane") {
             r.spinesPerPlane = toInt(f, value(i));
+        } else if (f == "--roce-priority") {
+            r.roce.priority = toInt(f, value(i));
+        } else if (f == "--roce-dscp") {
+            r.roce.dscp = toInt(f, value(i));
+        } else if (f == "--cnp-priority") {
+            r.roce.cnpPriority = toInt(f, value(i));
+        } else if (f == "--cnp-dscp") {
+            r.roce.cnpDscp = toInt(f, value(i));
+        } else if (f == "--cable-m") {
+            const std::string v = value(i);
+            const auto comma = v.find(',');
+            if (comma == std::string::npos) throw UsageError{"--cable-m: HOST,FABRIC in metres"};
+            r.roce.hostCableM = toInt(f, v.substr(0, comma));
+            r.roce.fabricCableM = toInt(f, v.substr(comma + 1));
         } else if (f == "--attach") {
             auto at = plan::parseAttach(value(i));
             if (!at) throw UsageError{"--attach: bond, routed or evpn-mh"};

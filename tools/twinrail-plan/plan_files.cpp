@@ -5,6 +5,7 @@
 #include "twinrail/common/names.h"
 #include "twinrail/plan/evpn_mh.h"
 #include "twinrail/plan/outputs.h"
+#include "twinrail/plan/roce.h"
 #include "twinrail/plan/server_config.h"
 
 namespace twinrail::plantool {
@@ -98,6 +99,15 @@ std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p, c
                 all.insert(all.end(), rest.begin(), rest.end());
                 return all;
             };
+            // RoCE QoS on the NIC ports, and NCCL's traffic class to match (roce.h).
+            std::vector<std::string> nicPorts;
+            for (const auto& nic : srv.nics) {
+                for (const auto& port : nic.ports)
+                    nicPorts.push_back(plan::serverPortName(nic, port));
+            }
+            add(under({{"systemd", ""}, {"twinrail-roce-dcb.service", ""}}),
+                plan::roceDcbUnit(p.request.roce, srv.name, nicPorts));
+            add(under({{"nccl.conf", ""}}), plan::ncclConfig(p.request.roce));
             if (p.request.attach == plan::Attach::Routed) {
                 for (size_t k = 0; k < srv.nics.size(); ++k) {
                     const auto& nic = srv.nics[k];

@@ -194,6 +194,18 @@ Request readRequest(const json& j, const std::string& at) {
         }
         r.lb = *lb;
     }
+    if (j.contains("roce")) {  // absent: the defaults (plans before RoCE QoS)
+        const json& q = j.at("roce");
+        const std::string qa = at + ".roce";
+        if (!q.is_object()) throw FieldError(qa + ": not an object");
+        r.roce.priority = get<int>(q, "priority", qa);
+        r.roce.dscp = get<int>(q, "dscp", qa);
+        r.roce.cnpPriority = get<int>(q, "cnp_priority", qa);
+        r.roce.cnpDscp = get<int>(q, "cnp_dscp", qa);
+        r.roce.hostCableM = get<int>(q, "host_cable_m", qa);
+        r.roce.fabricCableM = get<int>(q, "fabric_cable_m", qa);
+        if (auto why = roceQosProblem(r.roce)) throw FieldError(qa + ": " + *why);
+    }
     return r;
 }
 
@@ -317,7 +329,14 @@ json toJson(const Plan& p) {
                       {"spines_per_plane", r.spinesPerPlane},
                       {"attach", attachName(r.attach)},
                       {"gateway_mac", r.gatewayMac},
-                      {"lb", lbName(r.lb)}};
+                      {"lb", lbName(r.lb)},
+                      {"roce",
+                       {{"priority", r.roce.priority},
+                        {"dscp", r.roce.dscp},
+                        {"cnp_priority", r.roce.cnpPriority},
+                        {"cnp_dscp", r.roce.cnpDscp},
+                        {"host_cable_m", r.roce.hostCableM},
+                        {"fabric_cable_m", r.roce.fabricCableM}}}};
     out["sizing"] = sizingJson(p.sizing);
     out["host_asn"] = p.hostAsn;
     out["rail_subnets"] = json::array();

@@ -130,9 +130,10 @@ std::variant<Request, SizingError> normalize(Request r) {
             "static smart routing pins a host port's traffic by its ingress port; with "
             "evpn-mh hosts enter through the rail bridge: use --lb ecmp");
     }
-    if (r.attach == Attach::EvpnMh && r.planes != 2)
+    if (r.attach == Attach::EvpnMh && r.planes != 2) {
         return fail(
             "the evpn-mh attachment pairs a plane-1 leaf with a plane-2 leaf: use 2 planes");
+    }
     if (r.attach != Attach::Routed && r.nicPorts != r.planes) {
         return fail(std::string("the ") + attachName(r.attach) +
                     " attachment needs one NIC port per plane (" + str(r.nicPorts) +
@@ -144,6 +145,7 @@ std::variant<Request, SizingError> normalize(Request r) {
         return fail("gateway MAC \"" + r.gatewayMac +
                     "\" is not a unicast MAC of 6 hex pairs (aa:bb:cc:dd:ee:ff)");
     }
+    if (auto why = roceQosProblem(r.roce)) return fail("RoCE QoS: " + *why);
     if (r.leafModel.name.empty()) return fail("no switch model given");
     if (r.spineModel.name.empty()) r.spineModel = r.leafModel;
     if (auto e = checkModel(r.leafModel, "leaf")) return fail(*e);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "sonic_evpn.h"
+#include "sonic_qos.h"
 #include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::plan {
@@ -119,6 +120,7 @@ std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan,
     SonicSwitchConfig out;
     json& db = out.overlay;
     fabricAndDevice(plan, sw, ports, options, db);
+    sonicQosRows(plan, sw, ports, db);
     if (!sw.spine) {
         const bool bond = plan.request.attach == Attach::Bond;
         const bool tableDirect = options.release >= kSonicTableDirectRelease;

@@ -15,6 +15,8 @@
 #include <variant>
 #include <vector>
 
+#include "twinrail/plan/roce.h"
+
 namespace twinrail::plan {
 
 struct SwitchModel {
@@ -59,6 +61,8 @@ struct Request {
     // Static, the seed's static smart routing: traffic entering a downlink leaves through
     // the uplink the plan pins it to (SwitchPort::pinnedUplink), falling back to multipath.
     enum class Lb { Ecmp, Static } lb = Lb::Ecmp;
+    // RoCEv2 QoS, one set for NICs, switches and NCCL (roce.h).
+    RoceQos roce;
     bool hostBgp() const { return attach == Attach::Routed; }
     bool operator==(const Request&) const = default;
 };
