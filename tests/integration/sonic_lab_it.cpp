@@ -216,6 +216,29 @@ TEST_F(SonicLab, SmokeOnTheSonicLayout) {
         std::cout << "[verify] " << nic["planned"].get<std::string>() << " seen on "
                   << nic["seen_on"].get<std::string>() << "\n";
     }
+    // Lossless as planned (RoCE QoS in every switch's CONFIG_DB); then a port's PFC priority
+    // changed by hand, and a cable lossless on one end only, are both named.
+    EXPECT_EQ(report["lossless"]["configured"], true);
+    EXPECT_EQ(report["lossless"]["problems"], nlohmann::json::array());
+    redis("p1-leaf1", "4", {"HSET", "PORT_QOS_MAP|Ethernet8", "pfc_enable", "4"});
+    redis("p2-spine1", "4", {"HDEL", "PORT_QOS_MAP|Ethernet0", "pfc_enable"});
+    auto degraded = lab::run({TWINRAIL_BIN, "--json", "verify", "--lab", name_});
+    EXPECT_EQ(degraded.rc, 69);
+    const auto after = nlohmann::json::parse(degraded.out, nullptr, false);
+    ASSERT_FALSE(after.is_discarded()) << degraded.out << degraded.err;
+    std::string problems;
+    for (const auto& pr : after["lossless"]["problems"])
+        problems +=
+            pr["switch"].get<std::string>() + ": " + pr["problem"].get<std::string>() + "\n";
+    std::cout << problems;
+    for (const char* want :
+         {"p1-leaf1: PORT_QOS_MAP|Ethernet8 pfc_enable: \"4\", the plan says \"3\"",
+          "p1-leaf1: cable p1-leaf1:Ethernet8 - p1-spine1:Ethernet0: PFC on 4 at p1-leaf1, PFC "
+          "on 3 at p1-spine1",
+          "p2-spine1: PORT_QOS_MAP|Ethernet0 pfc_enable: (none)",
+          "p2-leaf1: cable p2-leaf1:Ethernet8 - p2-spine1:Ethernet0: PFC on 3 at p2-leaf1, lossy "
+          "at p2-spine1"})
+        EXPECT_NE(problems.find(want), std::string::npos) << want;
 
     EXPECT_TRUE(lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 20s,
                                500ms));

@@ -262,5 +262,31 @@ TEST(Verify, AnEvpnHostIsWhereItsSegmentIs) {
     }
 }
 
+// Lossless: nothing to say on a fabric without RoCE QoS (Linux switches); with it on any
+// switch, a cable lossless at one end only is named, with both ends.
+TEST(Verify, LosslessOnlyWhereConfiguredAndBothEndsOfACable) {
+    auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest()));
+    auto st = fabricUp(p);
+    for (const auto& srv : p.servers)
+        for (const auto& nic : srv.nics)
+            for (const auto& np : nic.ports)
+                st[np.leaf].hosts[nic.address] = {{"ifname", np.leafPort}, {"state", "installed"}};
+    auto plain = verifyFabric(p, st);
+    EXPECT_TRUE(plain.healthy) << plain.json.dump(2);
+    EXPECT_EQ(plain.json["lossless"]["configured"], false);
+    st["p1-leaf1"].config["PORT_QOS_MAP"]["swp3"] = {{"pfc_enable", "3"}};
+    auto r = verifyFabric(p, st);
+    EXPECT_FALSE(r.healthy);
+    EXPECT_EQ(r.json["lossless"]["configured"], true);
+    std::string all;
+    for (const auto& pr : r.json["lossless"]["problems"])
+        all += pr["problem"].get<std::string>() + "\n";
+    EXPECT_NE(all.find("cable p1-leaf1:swp3 - p1-spine1:swp1: PFC on 3 at p1-leaf1, lossy at "
+                       "p1-spine1"),
+              std::string::npos)
+        << all;
+    EXPECT_NE(all.find("PORT_QOS_MAP|swp1 pfc_enable: (none)"), std::string::npos) << all;
+}
+
 }  // namespace
 }  // namespace twinrail::cli

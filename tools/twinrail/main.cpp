@@ -51,8 +51,10 @@ show:
 verify: the fabric-wide dual-homing and cabling audit, from the plan and every switch's
   STATE_DB (the planner's inventory.json, or a lab's sockets): every NIC port learned on its
   planned leaf port, missing, or miscabled (where it is seen instead), NICs reachable
-  through one plane only, and every fabric link's BGP session on its planned ports, with
-  the planned switch at the far end. Exit 69 when anything is off.
+  through one plane only, every fabric link's BGP session on its planned ports, with
+  the planned switch at the far end, and (where switches have RoCE QoS) every port's PFC,
+  DSCP maps, ECN and both ends of every cable against the plan. Exit 69 when anything is
+  off.
 
 Redis (as the daemons find it):
   --redis-socket PATH     unix socket

@@ -223,6 +223,7 @@ VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, Sw
         }
     }
     addClaims(plan, st, r);
+    addLossless(plan, st, r);
     r.json["healthy"] = r.healthy;
     return r;
 }

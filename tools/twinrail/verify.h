@@ -28,16 +28,25 @@ struct SwitchState {
     std::map<std::string, Fields> foreign;  // HOST_FOREIGN_TABLE: ip -> fields
     std::map<std::string, Fields> peers;    // BGP_PEER_STATE_TABLE: port -> fields
     std::map<std::string, Fields> claims;   // HOST_CLAIM_TABLE: ip|port -> fields
+    // CONFIG_DB's RoCE QoS tables (roceConfigTables): table -> key -> field -> value.
+    nlohmann::json config = nlohmann::json::object();
+    std::string configError;  // CONFIG_DB could not be read (the switch's other state was)
 };
 
 struct VerifyReport {
     View nicPorts;
     View links;
     View claims;
+    View lossless;  // RoCE QoS disagreements with the plan, per switch port and cable
     bool healthy = true;
     nlohmann::json json;  // {"healthy", "nic_ports": [...], "links": [...], "claims": [...],
-                          // "unreachable": [...]}
+                          // "lossless": {"configured", "problems": [...]}, "unreachable": [...]}
 };
+
+// The lossless checks (verify_lossless.cpp): with RoCE QoS on any switch, every switch's
+// ports as the plan's RoCE choices say, and both ends of every fabric cable alike.
+void addLossless(const plan::Plan& plan, const std::map<std::string, SwitchState>& state,
+                 VerifyReport& report);
 
 VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, SwitchState>& state);
 

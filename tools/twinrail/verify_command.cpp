@@ -5,6 +5,7 @@
 
 #include "twinrail/common/sysexits.h"
 #include "twinrail/common/tool_main.h"
+#include "twinrail/plan/roce.h"
 #include "twinrail/redis/sync_reader.h"
 #include "verify.h"
 #include "verify_command.h"
@@ -14,6 +15,7 @@ namespace {
 
 using json = nlohmann::json;
 constexpr int kStateDb = 6;  // SONiC's STATE_DB id; a switch's own Redis
+constexpr int kConfigDb = 4;
 
 std::optional<json> readJson(const std::string& path) {
     std::ifstream in(path);
@@ -27,6 +29,27 @@ std::map<std::string, Fields> table(redis::SyncReader& r, const std::string& nam
     const std::string prefix = name + "|";
     for (const auto& key : r.keys(prefix + "*")) out[key.substr(prefix.size())] = r.hash(key);
     return out;
+}
+
+// CONFIG_DB's RoCE QoS tables, as JSON (what roceSwitchAgreement reads).
+void readQos(const redis::Endpoint& at, SwitchState& s) {
+    redis::SyncReader r;
+    if (auto err = r.connect(at, kConfigDb)) {
+        s.configError = *err;
+        return;
+    }
+    for (const auto& name : plan::roceConfigTables()) {
+        for (const auto& [key, fields] : table(r, name)) {
+            json row = json::object();
+            for (const auto& [f, v] : fields) row[f] = v;
+            s.config[name][key] = row;
+        }
+        if (r.error()) {
+            s.configError = *r.error();
+            s.config = json::object();
+            return;
+        }
+    }
 }
 
 SwitchState readSwitch(const redis::Endpoint& at, bool& authFailed) {
@@ -49,7 +72,9 @@ SwitchState readSwitch(const redis::Endpoint& at, bool& authFailed) {
     if (err) {
         s.error = *err;
         authFailed = authFailed || r.authFailed();
+        return s;
     }
+    readQos(at, s);
     return s;
 }
 
@@ -137,6 +162,13 @@ int verifyCommand(const std::vector<std::string>& args, bool asJson,
         std::cout << "NIC ports\n"
                   << renderTable(report.nicPorts) << "\nFabric links\n"
                   << renderTable(report.links) << "\n";
+        const json& lossless = report.json["lossless"];
+        if (!lossless.value("configured", false)) {
+            std::cout << "Lossless: no switch has RoCE QoS (PORT_QOS_MAP), nothing checked\n\n";
+        } else if (!report.lossless.rows.empty()) {
+            std::cout << "Lossless (RoCE QoS against the plan)\n"
+                      << renderTable(report.lossless) << "\n";
+        }
         if (!report.claims.rows.empty()) {
             std::cout << "Refused claims (someone else's address heard on a port)\n"
                       << renderTable(report.claims) << "\n";

@@ -46,7 +46,7 @@ void expect(std::vector<std::string>& out, const std::string& what, const std::s
 
 // The ports of a switch's overlay that carry RoCE: its fabric ports (PATHQD_PORT), its
 // VLAN members that are ports, and its PortChannels' members.
-std::set<std::string> roceCarryingPorts(const json& db) {
+std::vector<RocePort> roceCarryingPorts(const json& db) {
     std::set<std::string> out;
     auto keys = [&db](const char* table) {
         std::vector<std::string> k;
@@ -62,12 +62,18 @@ std::set<std::string> roceCarryingPorts(const json& db) {
         if (lags.count(member) == 0) out.insert(member);
     }
     for (const auto& k : keys("PORTCHANNEL_MEMBER")) out.insert(k.substr(k.find('|') + 1));
-    return out;
+    std::vector<RocePort> ports;
+    for (const auto& name : out) {
+        const bool fabric = db.contains("PATHQD_PORT") && db["PATHQD_PORT"].contains(name);
+        ports.push_back({name, fabric});
+    }
+    return ports;
 }
 
-void switchAgreement(const RoceQos& q, const json& db, std::vector<std::string>& out) {
+void switchAgreement(const RoceQos& q, const json& db, const std::vector<RocePort>& ports,
+                     std::vector<std::string>& out) {
     const std::string prio = n(q.priority);
-    for (const auto& port : roceCarryingPorts(db)) {
+    for (const auto& [port, fabric] : ports) {
         const std::string at = "PORT_QOS_MAP|" + port;
         expect(out, at + " pfc_enable", field(db, "PORT_QOS_MAP", port, "pfc_enable"), prio);
         const std::string dscpMap = field(db, "PORT_QOS_MAP", port, "dscp_to_tc_map");
@@ -92,8 +98,6 @@ void switchAgreement(const RoceQos& q, const json& db, std::vector<std::string>&
         const std::string sched = field(db, "QUEUE", cnpQueue, "scheduler");
         expect(out, "QUEUE|" + cnpQueue + " scheduler type", field(db, "SCHEDULER", sched, "type"),
                "STRICT");
-        // Fabric ports are pathqd's (PATHQD_PORT); the others face NICs.
-        const bool fabric = db.contains("PATHQD_PORT") && db["PATHQD_PORT"].contains(port);
         std::string length;
         if (auto t = db.find("CABLE_LENGTH"); t != db.end() && t->is_object()) {
             for (const auto& [name, row] : t->items()) {
@@ -200,10 +204,31 @@ std::string ncclConfig(const RoceQos& q) {
            "\nNCCL_IB_TC=" + n(roceTrafficClass(q)) + "\nNCCL_IB_GID_INDEX=3\n";
 }
 
+std::vector<std::string> roceSwitchAgreement(const RoceQos& q, const json& configDb,
+                                             const std::vector<RocePort>& ports) {
+    std::vector<std::string> out;
+    switchAgreement(q, configDb.is_object() ? configDb : json::object(), ports, out);
+    return out;
+}
+
+const std::vector<std::string>& roceConfigTables() {
+    static const std::vector<std::string> kTables{"PORT_QOS_MAP",
+                                                  "DSCP_TO_TC_MAP",
+                                                  "TC_TO_QUEUE_MAP",
+                                                  "TC_TO_PRIORITY_GROUP_MAP",
+                                                  "MAP_PFC_PRIORITY_TO_QUEUE",
+                                                  "QUEUE",
+                                                  "WRED_PROFILE",
+                                                  "SCHEDULER",
+                                                  "CABLE_LENGTH"};
+    return kTables;
+}
+
 std::vector<std::string> roceAgreement(const RoceQos& q, const json& configDb,
                                        const std::string& dcbUnit, const std::string& ncclConf) {
     std::vector<std::string> out;
-    if (configDb.is_object() && !configDb.empty()) switchAgreement(q, configDb, out);
+    if (configDb.is_object() && !configDb.empty())
+        switchAgreement(q, configDb, roceCarryingPorts(configDb), out);
     if (!dcbUnit.empty()) dcbAgreement(q, dcbUnit, out);
     if (!ncclConf.empty()) ncclAgreement(q, ncclConf, out);
     return out;

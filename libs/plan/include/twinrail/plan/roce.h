@@ -49,9 +49,23 @@ std::string roceDcbUnit(const RoceQos& qos, const std::string& server,
 // IPv4 address on mlx5 and most NICs; `show_gids` tells).
 std::string ncclConfig(const RoceQos& qos);
 
-// Reads a leaf's or spine's CONFIG_DB rows, a server's DCB unit and nccl.conf back and
-// returns every disagreement with `qos` (one line each: what, where, found, wanted).
-// Empty texts are skipped (a switch alone, a server alone).
+// A switch port that carries RoCE, as the plan names it; fabric: leaf-spine (its cable
+// length is the fabric one).
+struct RocePort {
+    std::string name;
+    bool fabric = false;
+};
+// The switch-side checks of roceAgreement on `ports` (what `twinrail verify` checks on a
+// running switch's CONFIG_DB, with the plan's ports).
+std::vector<std::string> roceSwitchAgreement(const RoceQos& qos, const nlohmann::json& configDb,
+                                             const std::vector<RocePort>& ports);
+// The CONFIG_DB tables those checks read.
+const std::vector<std::string>& roceConfigTables();
+
+// Reads a leaf's or spine's CONFIG_DB rows (its overlay: the ports that carry RoCE are
+// its PATHQD_PORT, VLAN and PortChannel members), a server's DCB unit and nccl.conf back
+// and returns every disagreement with `qos` (one line each: what, where, found, wanted).
+// Empty ones are skipped (a switch alone, a server alone).
 std::vector<std::string> roceAgreement(const RoceQos& qos, const nlohmann::json& configDb,
                                        const std::string& dcbUnit, const std::string& ncclConf);
 
