@@ -85,7 +85,7 @@ nlohmann::json cpuBench(const std::string& pathqd, int ports) {
         auto next = std::chrono::steady_clock::now();
         while (next < end) {
             (void)twinrail::netlink::dumpLinkCounters();
-            (void)twinrail::netlink::dumpRootQdiscs();
+            (void)twinrail::netlink::dumpQdiscs();
             ++reads;
             next += 100ms;
             std::this_thread::sleep_until(next);

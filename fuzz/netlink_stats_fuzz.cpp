@@ -56,9 +56,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (auto c = nl::decodeLinkCounters(hdr)) {
             check(c->name.find('\0') == std::string::npos, "NUL inside a link name");
         }
-        if (auto q = nl::decodeRootQdisc(hdr)) {
+        if (auto q = nl::decodeQdisc(hdr)) {
             check(q->kind.find('\0') == std::string::npos, "NUL inside a qdisc kind");
             check(!q->rateBps || q->kind == "tbf", "a shaper rate on a qdisc that is not tbf");
+            check(!q->ecnMarks || q->ecnMarks <= uint64_t{2} * UINT32_MAX, "marks past two u32s");
         }
         if (auto nh = nl::decodeNexthop(hdr)) {
             for (const auto& [member, weight] : nh->group)

@@ -49,6 +49,8 @@ json render(const pq::Config& c) {
         {"queue_ref_us", scaled(m.queueRefSeconds, 1e-6, 0.1, 1e7)},
         {"latency_ref_us", scaled(m.latencyRefSeconds, 1e-6, 0.1, 1e7)},
         {"drop_ref", num(m.dropRefRatio)},
+        {"ecn_ref", num(m.ecnRefRatio)},
+        {"pfc_ref_pps", num(m.pauseRefPps)},
         {"smoothing_ms", ms(m.smoothing)},
         {"hysteresis", num(m.hysteresis)},
         {"confirm_samples", std::to_string(m.confirmSamples)},

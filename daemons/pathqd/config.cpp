@@ -112,6 +112,8 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "queue_ref_us",
                      "latency_ref_us",
                      "drop_ref",
+                     "ecn_ref",
+                     "pfc_ref_pps",
                      "smoothing_ms",
                      "hysteresis",
                      "confirm_samples",
@@ -151,6 +153,8 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     m.queueRefSeconds = queueUs / 1e6;
     m.latencyRefSeconds = latencyUs / 1e6;
     r.number("drop_ref", m.dropRefRatio, 1e-6, 1);
+    r.number("ecn_ref", m.ecnRefRatio, 0, 1);
+    r.number("pfc_ref_pps", m.pauseRefPps, 0, 1e9);
     millis(r, "smoothing_ms", m.smoothing, 0, 600000);
     r.number("hysteresis", m.hysteresis, 0, 10);
     r.integer("confirm_samples", m.confirmSamples, 1, 100);
@@ -268,16 +272,8 @@ const char* roleName(Role r) {
 }
 
 bool Config::operator==(const Config& o) const {
-    const auto& a = model;
-    const auto& b = o.model;
-    bool sameModel =
-        a.referenceBps == b.referenceBps && a.levels == b.levels && a.maxPenalty == b.maxPenalty &&
-        a.utilKnee == b.utilKnee && a.queueRefSeconds == b.queueRefSeconds &&
-        a.latencyRefSeconds == b.latencyRefSeconds && a.dropRefRatio == b.dropRefRatio &&
-        a.smoothing == b.smoothing && a.hysteresis == b.hysteresis &&
-        a.confirmSamples == b.confirmSamples && a.minHold == b.minHold &&
-        a.raiseHold == b.raiseHold && a.fastDrop == b.fastDrop;
-    return sameModel && sampleInterval == o.sampleInterval && source == o.source &&
+    // The model compares whole (quality::Params' own ==): a new field is never missed.
+    return model == o.model && sampleInterval == o.sampleInterval && source == o.source &&
            publish == o.publish && ipv4 == o.ipv4 && ipv6 == o.ipv6 && probePort == o.probePort &&
            peerReportTimeout == o.peerReportTimeout && intPort == o.intPort &&
            intNodeId == o.intNodeId && intLatencyUnitNs == o.intLatencyUnitNs &&

@@ -34,6 +34,12 @@ struct PortCounters {
     // "watermark", "periodic_watermark" (SONiC, see sonic_rules.h) or "none".
     std::string queueSource = "none";
     std::optional<double> capacityBps;  // from the hardware: speed or shaper, lowest
+    // ECN marks and the packets they are a share of: Linux, the port's qdiscs' mark
+    // counters over its tx packets; SONiC, the port's unicast queues' WRED_ECN_MARKED
+    // over their packets. Unset: nothing on this port counts marks.
+    std::optional<quality::MarkCounters> ecn;
+    std::string ecnSource = "none";  // "qdisc", "queue_counters" or "none"
+    bool pfcStorm = false;           // SONiC: PFC_WD_STATUS stormed on a queue of the port
 };
 
 using CounterMap = std::map<std::string, PortCounters>;

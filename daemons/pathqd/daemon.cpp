@@ -232,7 +232,11 @@ bool Daemon::updateLink(const std::string& name, Link& link, const PortCounters*
         if (link.lastRates) {
             s.txBps = link.lastRates->txBps;
             s.dropRatio = link.lastRates->dropRatio;
+            s.pauseRxPps = link.lastRates->pauseRxPps;
         }
+        link.ecnSource = pc->ecnSource;
+        if (pc->ecn) s.ecnMarkRatio = link.marks.update(*pc->ecn, now);
+        s.pfcStorm = pc->pfcStorm;
         s.queueBytes = pc->queueBytes;
         double cap = link.config.capacityBps.value_or(0);
         if (pc->capacityBps) cap = cap > 0 ? std::min(cap, *pc->capacityBps) : *pc->capacityBps;
@@ -254,7 +258,9 @@ bool Daemon::updateLink(const std::string& name, Link& link, const PortCounters*
               formatDouble(link.breakdown.usableBps / 1e6, 1), " of ",
               formatDouble(s.capacityBps / 1e6, 1), " Mb/s, util ",
               formatDouble(link.breakdown.util, 2), ", queue ", toU32(s.queueBytes), " B, latency ",
-              link.latencySource, ")");
+              link.latencySource, ", ECN marked ", formatDouble(s.ecnMarkRatio, 3), ", pauses in ",
+              formatDouble(s.pauseRxPps, 0), "/s", s.pfcStorm ? ", PFC storm" : "",
+              "; worst: ", link.breakdown.cause, ")");
     if (qualityTable_) qualityTable_->markDirty(name);
     return true;
 }

@@ -53,6 +53,8 @@ struct Link {
     int ifindex = 0;
     bool present = false;
     quality::RateTracker rates;
+    quality::MarkRatio marks;
+    std::string ecnSource = "none";
     quality::LatencyFloor floor;
     quality::Filter filter;
     quality::Signals signals;

@@ -64,15 +64,23 @@ void LinuxCounterSource::work() {
 
 CounterMap LinuxCounterSource::read(const std::vector<std::string>& ports) {
     CounterMap out;
-    std::map<int, netlink::QdiscStats> qdiscs;
-    for (auto& q : netlink::dumpRootQdiscs()) qdiscs[q.ifindex] = q;
+    std::map<int, netlink::QdiscStats> qdiscs;  // the root's
+    std::map<int, uint64_t> marks;              // over every qdisc of the device that marks
+    for (auto& q : netlink::dumpQdiscs()) {
+        if (q.ecnMarks) marks[q.ifindex] += *q.ecnMarks;
+        if (q.root) qdiscs[q.ifindex] = q;
+    }
     auto now = std::chrono::steady_clock::now();
     for (const auto& link : netlink::dumpLinkCounters()) {
         if (std::find(ports.begin(), ports.end(), link.name) == ports.end()) continue;
         PortCounters& p = out[link.name];
         p.ifindex = link.ifindex;
         p.up = link.operUp;
-        p.counters = {link.txBytes, link.txPackets, link.txDropped};
+        p.counters = {link.txBytes, link.txPackets, link.txDropped, 0, 0};
+        if (auto m = marks.find(link.ifindex); m != marks.end()) {
+            p.ecn = quality::MarkCounters{m->second, link.txPackets};
+            p.ecnSource = "qdisc";
+        }
         p.sampledAt = now;
         auto& speed = speeds_[link.name];
         if (speed.second + kSpeedRefresh < now || speed.second.time_since_epoch().count() == 0) {

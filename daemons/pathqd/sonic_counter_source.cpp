@@ -9,13 +9,33 @@ namespace {
 
 // HMGET order; the first is the one that must exist for the row to count. RX counters
 // are read too: a poll moves them on a port that sends nothing, which tells an idle
-// egress (rate 0) from a poll that did not happen.
-constexpr std::array<const char*, 6> kPortFields = {
+// egress (rate 0) from a poll that did not happen. Then the pause frames the port
+// received (the peer pausing our egress: a congestion signal for this port) and sent
+// (shown only: that is the peer's egress, which its own pathqd sees as received), 802.3x
+// then PFC priorities 0-7, summed: a port without PFC has none, and any priority paused
+// is traffic held back on this link.
+constexpr size_t kPauseRxFirst = 6, kPauseTxFirst = 15, kPauseFields = 9;
+constexpr std::array<const char*, 24> kPortFields = {
     "SAI_PORT_STAT_IF_OUT_OCTETS",         "SAI_PORT_STAT_IF_OUT_UCAST_PKTS",
     "SAI_PORT_STAT_IF_OUT_NON_UCAST_PKTS", "SAI_PORT_STAT_IF_OUT_DISCARDS",
-    "SAI_PORT_STAT_IF_IN_OCTETS",          "SAI_PORT_STAT_IF_IN_UCAST_PKTS"};
+    "SAI_PORT_STAT_IF_IN_OCTETS",          "SAI_PORT_STAT_IF_IN_UCAST_PKTS",
+    "SAI_PORT_STAT_PAUSE_RX_PKTS",         "SAI_PORT_STAT_PFC_0_RX_PKTS",
+    "SAI_PORT_STAT_PFC_1_RX_PKTS",         "SAI_PORT_STAT_PFC_2_RX_PKTS",
+    "SAI_PORT_STAT_PFC_3_RX_PKTS",         "SAI_PORT_STAT_PFC_4_RX_PKTS",
+    "SAI_PORT_STAT_PFC_5_RX_PKTS",         "SAI_PORT_STAT_PFC_6_RX_PKTS",
+    "SAI_PORT_STAT_PFC_7_RX_PKTS",         "SAI_PORT_STAT_PAUSE_TX_PKTS",
+    "SAI_PORT_STAT_PFC_0_TX_PKTS",         "SAI_PORT_STAT_PFC_1_TX_PKTS",
+    "SAI_PORT_STAT_PFC_2_TX_PKTS",         "SAI_PORT_STAT_PFC_3_TX_PKTS",
+    "SAI_PORT_STAT_PFC_4_TX_PKTS",         "SAI_PORT_STAT_PFC_5_TX_PKTS",
+    "SAI_PORT_STAT_PFC_6_TX_PKTS",         "SAI_PORT_STAT_PFC_7_TX_PKTS"};
+static_assert(kPauseTxFirst + kPauseFields == kPortFields.size());
+// Per queue, once per slow refresh: occupancy, watermark, and what the ECN input and
+// the storm check need (the queue flex counters move every 10 s by default; the ratio of
+// marks to packets needs no clock, quality::MarkRatio).
+constexpr std::array<const char*, 5> kQueueFields = {
+    "SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES", "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES",
+    "SAI_QUEUE_STAT_PACKETS", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", "PFC_WD_STATUS"};
 constexpr const char* kCurrOccupancy = "SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES";
-constexpr const char* kWatermark = "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES";
 constexpr std::array<const char*, 4> kMapKeys = {
     "COUNTERS_PORT_NAME_MAP", "COUNTERS_QUEUE_NAME_MAP", "COUNTERS_QUEUE_TYPE_MAP",
     "COUNTERS_QUEUE_PORT_MAP"};
@@ -213,15 +233,21 @@ void SonicCounterSource::readSlow(const std::shared_ptr<Period>& p, const std::s
         return q.reading.currOccupancy || q.reading.watermark;
     });
     for (const auto& q : st.queues) {
-        send(p, counters_, {"HMGET", countersKey("COUNTERS", q.oid), kCurrOccupancy, kWatermark},
+        std::vector<std::string> args{"HMGET", countersKey("COUNTERS", q.oid)};
+        args.insert(args.end(), kQueueFields.begin(), kQueueFields.end());
+        send(p, counters_, args,
              [this, name, portOid = st.oid, qoid = q.oid](Period&, const redis::Value& v) {
                  Queue* mine = findQueue(name, portOid, qoid);
-                 if (v.isError() || mine == nullptr || v.elements.size() != 2) return;
+                 if (v.isError() || mine == nullptr || v.elements.size() != kQueueFields.size())
+                     return;
                  mine->reading.currOccupancy = fieldNumber(v.elements[0]);
                  mine->reading.watermark = fieldNumber(v.elements[1]);
+                 mine->reading.packets = sonic::parseCounter(v.elements[2]);
+                 mine->reading.ecnMarked = sonic::parseCounter(v.elements[3]);
+                 mine->reading.stormed = fieldString(v.elements[4]) == "stormed";
              });
         if (!periodic) continue;  // only the fallback needs PERIODIC_WATERMARKS
-        send(p, counters_, {"HGET", countersKey("PERIODIC_WATERMARKS", q.oid), kWatermark},
+        send(p, counters_, {"HGET", countersKey("PERIODIC_WATERMARKS", q.oid), kQueueFields[1]},
              [this, name, portOid = st.oid, qoid = q.oid](Period&, const redis::Value& v) {
                  Queue* mine = findQueue(name, portOid, qoid);
                  if (!v.isError() && mine != nullptr)
@@ -346,6 +372,14 @@ std::optional<PortCounters> SonicCounterSource::report(Port& st, const PortRead*
     pc.counters.txBytes = r->values[0];
     pc.counters.txPackets = r->values[1] + r->values[2];
     pc.counters.drops = r->values[3];
+    for (size_t i = 0; i < kPauseFields; ++i) {
+        pc.counters.pauseRx += r->values[kPauseRxFirst + i];
+        pc.counters.pauseTx += r->values[kPauseTxFirst + i];
+    }
+    pc.ecn = sonic::queueMarks(readings);
+    if (pc.ecn) pc.ecnSource = "queue_counters";
+    pc.pfcStorm = std::any_of(readings.begin(), readings.end(),
+                              [](const sonic::QueueReading& q) { return q.stormed; });
     pc.sampledAt = r->sampledAt;
     pc.queueBytes = queues.bytes;
     pc.queueSource = info.queueSource;

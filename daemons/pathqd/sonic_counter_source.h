@@ -82,7 +82,7 @@ class SonicCounterSource final : public CounterSource {
     std::optional<SonicPortInfo> info(const std::string& port) const;
 
   private:
-    using Values = std::array<uint64_t, 6>;  // see kPortFields
+    using Values = std::array<uint64_t, 24>;  // see kPortFields
     using Clock = quality::Clock;
     struct Queue {
         std::string oid;

@@ -135,6 +135,17 @@ const char* queueSourceName(QueueSource s) {
     return "none";
 }
 
+std::optional<quality::MarkCounters> queueMarks(const std::vector<QueueReading>& queues) {
+    std::optional<quality::MarkCounters> out;
+    for (const auto& q : queues) {
+        if (!q.ecnMarked || !q.packets) continue;
+        if (!out) out.emplace();
+        out->marked += *q.ecnMarked;
+        out->packets += *q.packets;
+    }
+    return out;
+}
+
 QueueChoice chooseQueueSource(const std::vector<QueueReading>& queues) {
     QueueChoice c;
     auto take = [&queues, &c](QueueSource src, std::optional<double> QueueReading::*field) {

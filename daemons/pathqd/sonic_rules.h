@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "twinrail/quality/quality.h"
 #include "twinrail/redis/client.h"
 
 namespace twinrail::pathqd::sonic {
@@ -73,7 +74,14 @@ struct QueueReading {
     std::optional<double> currOccupancy;      // COUNTERS SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES
     std::optional<double> watermark;          // COUNTERS SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES
     std::optional<double> periodicWatermark;  // PERIODIC_WATERMARKS ..._SHARED_WATERMARK_BYTES
+    std::optional<uint64_t> packets;          // COUNTERS SAI_QUEUE_STAT_PACKETS
+    std::optional<uint64_t> ecnMarked;        // COUNTERS SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS
+    bool stormed = false;                     // COUNTERS PFC_WD_STATUS "stormed"
 };
+// The port's ECN marks and the packets they are a share of: the sums over the queues
+// that publish both (a queue without WRED publishes no mark counter, and its packets
+// could never be marked). Unset when no queue does.
+std::optional<quality::MarkCounters> queueMarks(const std::vector<QueueReading>& queues);
 struct QueueChoice {
     QueueSource source = QueueSource::None;
     double bytes = 0;  // the sum over the queues that have that source

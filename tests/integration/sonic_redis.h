@@ -99,6 +99,7 @@ inline int loadMockTable(SyncRedis& r, const std::filesystem::path& file, int db
 // (duration, period). The rows carry no timestamp, as in SONiC.
 class FlexCounterWriter {
   public:
+    static constexpr double kPausePps = 2000;
     using Segments = std::vector<std::pair<std::chrono::milliseconds, std::chrono::milliseconds>>;
     // `drift`: added to every period, as syncd's FlexCounter starts each poll one
     // interval after the previous start plus its own wake-up latency.
@@ -150,10 +151,15 @@ class FlexCounterWriter {
                              std::chrono::duration<double, std::milli>(now - next).count());
                 auto bytes = static_cast<uint64_t>(
                     rate_ * std::chrono::duration<double>(now - start_).count());
+                // PFC pauses on the lossless priority at kPausePps, as the port's peer
+                // holding it back would be counted.
+                auto pauses = static_cast<uint64_t>(
+                    kPausePps * std::chrono::duration<double>(now - start_).count());
                 r.cmd({"HSET", "COUNTERS:" + oid_, "SAI_PORT_STAT_IF_OUT_OCTETS",
                        std::to_string(bytes), "SAI_PORT_STAT_IF_OUT_UCAST_PKTS",
                        std::to_string(bytes / 4096), "SAI_PORT_STAT_IF_OUT_DISCARDS", "0",
-                       "SAI_PORT_STAT_IF_IN_OCTETS", std::to_string(bytes / 64)});
+                       "SAI_PORT_STAT_IF_IN_OCTETS", std::to_string(bytes / 64),
+                       "SAI_PORT_STAT_PFC_3_RX_PKTS", std::to_string(pauses)});
             }
         }
         finished_ = true;

@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kEthernet0 = "oid:0x1000000000a00";  // 400G (STATE_DB), up
 constexpr double kEthernet0Bps = 400e9;
 
-// ---- (c) utilisation at every counter cadence ------------------------------------------
+// ---- (c) utilisation and PFC pauses at every counter cadence ---------------------------
 
 // Tolerance, relative to the true 50%: once the period is learned (3 changes), a rate is
 // taken over a whole number of learned periods, so its error is how far the writer's
@@ -42,6 +42,7 @@ TEST_F(SonicSource, UtilIsRightAtEveryFlexCounterCadence) {
     struct Sample {
         SteadyClock::time_point at;
         double util;
+        double pausesPerTrue;  // pause frames/s received over the writer's true rate
     };
     std::vector<Sample> samples;
     int errors = 0;
@@ -51,7 +52,8 @@ TEST_F(SonicSource, UtilIsRightAtEveryFlexCounterCadence) {
         errors += r.error.empty() ? 0 : 1;
         if (auto it = r.map.find("Ethernet0"); it != r.map.end())
             if (auto rate = rates.update(it->second.counters, it->second.sampledAt)) last = rate;
-        samples.push_back({SteadyClock::now(), last ? last->txBps / kEthernet0Bps : 0.0});
+        samples.push_back({SteadyClock::now(), last ? last->txBps / kEthernet0Bps : 0.0,
+                           last ? last->pauseRxPps / FlexCounterWriter::kPausePps : 0.0});
         io_.restart();
         io_.run_until(next);
     }
@@ -60,18 +62,27 @@ TEST_F(SonicSource, UtilIsRightAtEveryFlexCounterCadence) {
     // poll at all; the bound above would be too loose to mean anything.
     ASSERT_LT(writer.maxLateMs(), 50.0) << "the writer itself was late: machine overloaded";
     EXPECT_EQ(errors, 0);
-    double worst[3] = {0, 0, 0};
+    double worst[3] = {0, 0, 0}, worstPause = 0;
     for (const auto& s : samples) {
         if (s.at < writer.started() + 3s) continue;
         auto period = writer.periodAt(s.at);
         int seg = period == 1000ms ? 0 : period == 2000ms ? 1 : 2;
         worst[seg] = std::max(worst[seg], std::abs(s.util - 0.5));
+        worstPause = std::max(worstPause, std::abs(s.pausesPerTrue - 1));
         EXPECT_NEAR(s.util, 0.5, toleranceFor(period, writer.maxLateMs()))
             << "at " << std::chrono::duration<double>(s.at - writer.started()).count()
             << " s, cadence " << period.count() << " ms";
+        // The same counter row, the same poll instants: the same relative error (the
+        // tolerance is on 0.5 above, so twice it here), plus one frame of rounding.
+        EXPECT_NEAR(s.pausesPerTrue, 1.0,
+                    2 * toleranceFor(period, writer.maxLateMs()) +
+                        1000.0 / static_cast<double>(period.count()) / FlexCounterWriter::kPausePps)
+            << "pauses at " << std::chrono::duration<double>(s.at - writer.started()).count()
+            << " s, cadence " << period.count() << " ms";
     }
     std::cout << "worst |util - 0.5|: 1 s " << worst[0] << ", 2 s " << worst[1] << ", 500 ms "
-              << worst[2] << "; writer late by <= " << writer.maxLateMs() << " ms; period "
+              << worst[2] << "; worst pause rate error " << worstPause
+              << "; writer late by <= " << writer.maxLateMs() << " ms; period "
               << std::chrono::duration<double>(*source_->info("Ethernet0")->pollPeriod).count()
               << " s\n";
 }

@@ -1,6 +1,8 @@
 // `twinrail show` views: filters, JSON, stats columns, and when a daemon's state is stale.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "show_views.h"
 
 using namespace twinrail::cli;
@@ -39,6 +41,42 @@ TEST(CliViews, TableColumnsAreAligned) {
     auto header = t.substr(0, t.find('\n'));
     auto second = t.substr(t.find('\n') + 1);
     EXPECT_EQ(header.find("INTERFACE"), second.find("swp3"));
+}
+
+TEST(CliViews, PathQualityExplainsItsCongestion) {
+    std::vector<Row> rows = {{"Ethernet0",
+                              {{"role", "downlink"},
+                               {"capacity_bps", "400000000000"},
+                               {"congestion", "0.500"},
+                               {"congestion_cause", "ecn"},
+                               {"ecn_ratio", "0.0500"},
+                               {"ecn_source", "queue_counters"},
+                               {"pause_rx_pps", "12.0"},
+                               {"pfc_storm", "false"},
+                               {"level", "28"},
+                               {"levels", "32"}}},
+                             {"Ethernet8",
+                              {{"role", "uplink"},
+                               {"congestion", "1.000"},
+                               {"congestion_cause", "pfc_storm"},
+                               {"ecn_source", "none"},
+                               {"ecn_ratio", "0.0000"},
+                               {"pause_rx_pps", "0.0"},
+                               {"pfc_storm", "true"}}},
+                             {"swp1", {{"congestion", "0.000"}, {"congestion_cause", "none"}}}};
+    auto v = pathQualityView(rows);
+    auto col = [&v](const std::string& name) {
+        return std::find(v.columns.begin(), v.columns.end(), name) - v.columns.begin();
+    };
+    ASSERT_EQ(v.rows.size(), 3u);
+    EXPECT_EQ(v.rows[0][col("CONGESTION")], "0.500 ecn");
+    EXPECT_EQ(v.rows[0][col("ECN")], "0.0500");
+    EXPECT_EQ(v.rows[0][col("PAUSE RX/s")], "12.0");
+    EXPECT_EQ(v.rows[1][col("CONGESTION")], "1.000 pfc_storm");
+    EXPECT_EQ(v.rows[1][col("ECN")], "-") << "no mark counter: not a measured 0";
+    EXPECT_EQ(v.rows[1][col("PAUSE RX/s")], "0.0 STORM");
+    EXPECT_EQ(v.rows[2][col("CONGESTION")], "0.000");
+    EXPECT_EQ(v.json[0]["congestion_cause"], "ecn");
 }
 
 TEST(CliViews, StatsPutEachDaemonInAColumn) {

@@ -190,6 +190,40 @@ TEST_F(PathqdDaemon, UtilisationChangeRewritesTheRouteMapAndTheQualityRow) {
     EXPECT_TRUE(runUntil([this] { return stat("level_changes") == "2"; })) << stat("level_changes");
 }
 
+// A lossless link does not drop: it marks and pauses. Half-used (util below the knee, no
+// queue), 10% of its packets marked CE is full congestion at the default ecn_ref; with the
+// ECN input off the same link keeps its level. Then pauses received, then a storm.
+TEST_F(PathqdDaemon, EcnMarksAndPausesLowerTheLevelAndTheRowSaysWhy) {
+    counters.ports["swp1"].txBps = 50e6;
+    counters.ports["swp1"].ecnShare = 0.0;
+    start();
+    ASSERT_TRUE(settled(20)) << running();
+    EXPECT_EQ(row(kRow1, "ecn_source"), "qdisc");
+    EXPECT_EQ(row(kRow1, "congestion_cause"), "none");
+    counters.ports["swp1"].ecnShare = 0.2;
+    ASSERT_TRUE(runUntil([this] {
+        return row(kRow1, "level") == "15" && frr.has(inBandwidth(15));
+    })) << running();
+    EXPECT_EQ(row(kRow1, "congestion_cause"), "ecn");
+    EXPECT_NEAR(std::stod(row(kRow1, "ecn_ratio")), 0.2, 0.02);
+    EXPECT_EQ(row(kRow1, "drop_ratio"), "0.0000");
+    // The same marks with the input off: back to full, the ratio still shown.
+    cfg.model.ecnRefRatio = 0;
+    daemon->applyConfig(cfg);
+    ASSERT_TRUE(runUntil([this] { return row(kRow1, "level") == "20"; })) << running();
+    EXPECT_EQ(row(kRow1, "congestion_cause"), "none");
+    EXPECT_NEAR(std::stod(row(kRow1, "ecn_ratio")), 0.2, 0.02);
+    // Pauses from the peer at half pfc_ref_pps: congestion 0.5, level 17.5 -> 18 (or 17).
+    counters.ports["swp1"].pauseRxPps = 500;
+    ASSERT_TRUE(runUntil([this] { return row(kRow1, "congestion_cause") == "pause"; }));
+    ASSERT_TRUE(runUntil([this] { return num(row(kRow1, "level")) <= 18; })) << running();
+    EXPECT_NEAR(std::stod(row(kRow1, "pause_rx_pps")), 500, 100);
+    counters.ports["swp1"].pfcStorm = true;
+    ASSERT_TRUE(runUntil([this] { return row(kRow1, "level") == "15"; })) << running();
+    EXPECT_EQ(row(kRow1, "congestion_cause"), "pfc_storm");
+    EXPECT_EQ(row(kRow1, "pfc_storm"), "true");
+}
+
 TEST_F(PathqdDaemon, FailedReadsKeepTheLastLevelAndAreCounted) {
     counters.ports["swp1"].txBps = 100e6;
     start();

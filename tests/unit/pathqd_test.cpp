@@ -48,6 +48,24 @@ TEST(PathqdConfig, ErrorsNameTheField) {
     EXPECT_EQ(errorOf(doc), "PATHQD_PORT|swp3 field role: missing (uplink or downlink)");
 }
 
+TEST(PathqdConfig, EcnAndPauseInputsAreTunableAndCanBeTurnedOff) {
+    auto doc = ports();
+    auto defaults = std::get<Config>(parseConfig(doc)).model;
+    EXPECT_DOUBLE_EQ(defaults.ecnRefRatio, 0.1);
+    EXPECT_DOUBLE_EQ(defaults.pauseRefPps, 1000);
+    doc["PATHQD"]["global"]["ecn_ref"] = "0";
+    doc["PATHQD"]["global"]["pfc_ref_pps"] = "250";
+    auto r = parseConfig(doc);
+    ASSERT_TRUE(std::holds_alternative<Config>(r)) << errorOf(doc);
+    EXPECT_DOUBLE_EQ(std::get<Config>(r).model.ecnRefRatio, 0);
+    EXPECT_DOUBLE_EQ(std::get<Config>(r).model.pauseRefPps, 250);
+    doc["PATHQD"]["global"]["ecn_ref"] = "1.5";
+    EXPECT_NE(errorOf(doc).find("PATHQD|global field ecn_ref"), std::string::npos);
+    doc["PATHQD"]["global"]["ecn_ref"] = "0.2";
+    doc["PATHQD"]["global"]["pfc_ref_pps"] = "-1";
+    EXPECT_NE(errorOf(doc).find("PATHQD|global field pfc_ref_pps"), std::string::npos);
+}
+
 PolicyInput input(int level, int peer) {
     PolicyInput in;
     in.asn = 65000;

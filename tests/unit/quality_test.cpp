@@ -151,6 +151,59 @@ TEST(QualityRates, CountersGoingBackwardsGiveNoRate) {
     EXPECT_TRUE(r.update({10, 2, 0}, t + 300ms));
 }
 
+TEST(QualityEvaluate, EcnMarksPausesAndStormsAreCongestionWithTheirCause) {
+    auto p = labParams();
+    Signals s{true, 100e6, 0, 0, 0, std::nullopt};
+    EXPECT_STREQ(evaluate(s, p).cause, "none");
+    s.ecnMarkRatio = 0.05;  // half of ecnRefRatio 0.1: a link that marks and drops nothing
+    auto b = evaluate(s, p);
+    EXPECT_NEAR(b.congestion, 0.5, 1e-9);
+    EXPECT_STREQ(b.cause, "ecn");
+    EXPECT_DOUBLE_EQ(b.usableBps, 100e6 * (1 - 0.25 * 0.5));
+    s.pauseRxPps = 800;  // 80% of pauseRefPps: the pause is now the worst
+    b = evaluate(s, p);
+    EXPECT_NEAR(b.congestion, 0.8, 1e-9);
+    EXPECT_STREQ(b.cause, "pause");
+    s.pfcStorm = true;
+    b = evaluate(s, p);
+    EXPECT_DOUBLE_EQ(b.congestion, 1);
+    EXPECT_STREQ(b.cause, "pfc_storm");
+    // Either input off (0): that signal no longer counts, the others still do.
+    p.ecnRefRatio = 0;
+    p.pauseRefPps = 0;
+    s.pfcStorm = false;
+    EXPECT_DOUBLE_EQ(evaluate(s, p).congestion, 0);
+    s.txBps = 90e6;
+    EXPECT_STREQ(evaluate(s, p).cause, "util");
+}
+
+TEST(QualityRates, PauseFramesBecomeRatesBetweenInstants) {
+    RateTracker r;
+    auto t = Clock::time_point{} + 1h;
+    EXPECT_FALSE(r.update({0, 0, 0, 100, 7}, t));
+    auto rate = r.update({0, 0, 0, 600, 7}, t + 500ms);
+    ASSERT_TRUE(rate);
+    EXPECT_NEAR(rate->pauseRxPps, 1000, 1e-6);
+    EXPECT_NEAR(rate->pauseTxPps, 0, 1e-9);
+    EXPECT_FALSE(r.update({0, 0, 0, 5, 7}, t + 1s));  // cleared: a reset, not a wrap
+}
+
+TEST(QualityMarkRatio, MarksOverPacketsHeldUntilTheCountersMoveAndZeroWhenStale) {
+    MarkRatio m(30s);
+    auto t = Clock::time_point{} + 1h;
+    EXPECT_DOUBLE_EQ(m.update({100, 1000}, t), 0);           // a baseline
+    EXPECT_DOUBLE_EQ(m.update({150, 2000}, t + 10s), 0.05);  // 50 of 1000
+    // The same counters read again (SONiC's queue poll is 10 s): held, not 0.
+    EXPECT_DOUBLE_EQ(m.update({150, 2000}, t + 19s), 0.05);
+    EXPECT_DOUBLE_EQ(m.update({150, 2000}, t + 39s), 0.05);
+    EXPECT_DOUBLE_EQ(m.update({150, 2000}, t + 40s), 0);  // 30 s without a move
+    EXPECT_DOUBLE_EQ(m.update({150, 2500}, t + 41s), 0);  // packets, no marks
+    EXPECT_DOUBLE_EQ(m.update({10, 10}, t + 42s), 0);     // a reset: a new baseline
+    EXPECT_DOUBLE_EQ(m.update({20, 110}, t + 43s), 0.1);
+    // More marks than packets in a step: the two were not read together; ignored.
+    EXPECT_DOUBLE_EQ(m.update({200, 120}, t + 44s), 0.1);
+}
+
 TEST(QualityLatencyFloor, FollowsTheMinimumOverTheWindow) {
     LatencyFloor f(10s);
     auto t = Clock::time_point{} + 1h;

@@ -119,6 +119,23 @@ TEST(SonicRules, QueueSourceBestFirst) {
     EXPECT_STREQ(queueSourceName(c.source), "curr_occupancy");
 }
 
+TEST(SonicRules, EcnMarksAreSummedOverTheQueuesThatCountThem) {
+    std::vector<QueueReading> q(3);
+    EXPECT_FALSE(queueMarks(q));  // no queue has WRED ECN counters
+    q[0].packets = 1000;          // packets without a mark counter: not a share of anything
+    EXPECT_FALSE(queueMarks(q));
+    q[1].packets = 400;
+    q[1].ecnMarked = 40;
+    q[2].packets = 600;
+    q[2].ecnMarked = 6;
+    auto m = queueMarks(q);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->marked, 46u);
+    EXPECT_EQ(m->packets, 1000u);
+    q[2].packets.reset();  // a mark counter without packets: left out
+    EXPECT_EQ(queueMarks(q)->packets, 400u);
+}
+
 TEST(SonicRules, HgetallReplies) {
     redis::Value v;
     v.type = redis::Value::Type::Array;

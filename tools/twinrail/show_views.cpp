@@ -36,6 +36,14 @@ std::string gbps(const std::string& bps) {
     }
 }
 
+// Congestion with the signal that gave it ("0.420 ecn"): what an operator asks first
+// when a level is down.
+std::string congestion(const Fields& f) {
+    std::string value = field(f, "congestion");
+    std::string cause = field(f, "congestion_cause", "none");
+    return cause == "none" ? value : value + " " + cause;
+}
+
 }  // namespace
 
 View hostRoutesView(const std::vector<Row>& rows, const HostFilter& filter) {
@@ -56,15 +64,20 @@ View hostRoutesView(const std::vector<Row>& rows, const HostFilter& filter) {
 
 View pathQualityView(const std::vector<Row>& rows) {
     View v;
-    v.columns = {"PORT",        "ROLE",       "OPER",  "CAPACITY(G)", "UTIL",       "QUEUE(B)",
-                 "LATENCY(ns)", "CONGESTION", "LEVEL", "PEER LEVEL",  "LAST CHANGE"};
+    v.columns = {"PORT",     "ROLE",       "OPER",       "CAPACITY(G)", "UTIL",
+                 "QUEUE(B)", "ECN",        "PAUSE RX/s", "LATENCY(ns)", "CONGESTION",
+                 "LEVEL",    "PEER LEVEL", "LAST CHANGE"};
     for (const auto& r : rows) {
         const Fields& f = r.fields;
+        // No mark counter on the port: "-", not a ratio of 0 that was never measured.
+        std::string ecn = field(f, "ecn_source", "none") == "none" ? "-" : field(f, "ecn_ratio");
+        std::string pause = field(f, "pause_rx_pps");
+        if (field(f, "pfc_storm") == "true") pause += " STORM";
         v.rows.push_back({r.key, field(f, "role"), field(f, "oper_status"),
                           gbps(field(f, "capacity_bps", "")), field(f, "util"),
-                          field(f, "queue_bytes"), field(f, "latency_ns"), field(f, "congestion"),
-                          field(f, "level") + "/" + field(f, "levels"), field(f, "peer_level"),
-                          field(f, "last_change")});
+                          field(f, "queue_bytes"), ecn, pause, field(f, "latency_ns"),
+                          congestion(f), field(f, "level") + "/" + field(f, "levels"),
+                          field(f, "peer_level"), field(f, "last_change")});
         v.json.push_back(asJson(r, "port"));
     }
     return v;

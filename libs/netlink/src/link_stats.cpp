@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -99,6 +100,40 @@ void dump(uint16_t type, const Header& header, const char* what,
     }
 }
 
+// A u32 at `offset` of a qdisc's extended stats, when the kernel's struct is that long.
+std::optional<uint64_t> u32At(Bytes app, size_t offset) {
+    if (app.size() < offset + sizeof(uint32_t)) return std::nullopt;
+    uint32_t v = 0;
+    std::memcpy(&v, app.data() + offset, sizeof v);
+    return v;
+}
+
+std::optional<uint64_t> sum(std::optional<uint64_t> a, std::optional<uint64_t> b) {
+    if (!a) return std::nullopt;
+    return *a + b.value_or(0);  // ce_mark came later than ecn_mark: absent counts 0
+}
+
+std::optional<uint64_t> ecnMarks(const std::string& kind, Bytes app) {
+    if (kind == "red") return u32At(app, offsetof(tc_red_xstats, marked));
+    if (kind == "choke") return u32At(app, offsetof(tc_choke_xstats, marked));
+    if (kind == "sfb") return u32At(app, offsetof(tc_sfb_xstats, marked));
+    if (kind == "pie") return u32At(app, offsetof(tc_pie_xstats, ecn_mark));
+    if (kind == "fq_pie") return u32At(app, offsetof(tc_fq_pie_xstats, ecn_mark));
+    if (kind == "codel") {
+        return sum(u32At(app, offsetof(tc_codel_xstats, ecn_mark)),
+                   u32At(app, offsetof(tc_codel_xstats, ce_mark)));
+    }
+    if (kind == "fq_codel") {
+        // A union of qdisc and class stats, told apart by `type`.
+        auto type = u32At(app, offsetof(tc_fq_codel_xstats, type));
+        if (!type || *type != TCA_FQ_CODEL_XSTATS_QDISC) return std::nullopt;
+        constexpr size_t qd = offsetof(tc_fq_codel_xstats, qdisc_stats);
+        return sum(u32At(app, qd + offsetof(tc_fq_codel_qd_stats, ecn_mark)),
+                   u32At(app, qd + offsetof(tc_fq_codel_qd_stats, ce_mark)));
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<LinkCounters> decodeLinkCounters(const nlmsghdr* msg) {
@@ -118,14 +153,14 @@ std::optional<LinkCounters> decodeLinkCounters(const nlmsghdr* msg) {
     return c;
 }
 
-std::optional<QdiscStats> decodeRootQdisc(const nlmsghdr* msg) {
+std::optional<QdiscStats> decodeQdisc(const nlmsghdr* msg) {
     auto b = body<tcmsg>(msg, RTM_NEWQDISC);
     if (!b) return std::nullopt;
     const auto& [tc, area] = *b;
-    if (tc.tcm_parent != TC_H_ROOT) return std::nullopt;
     auto attrs = attributes(area);
     QdiscStats q;
     q.ifindex = tc.tcm_ifindex;
+    q.root = tc.tcm_parent == TC_H_ROOT;
     q.kind = text(attrs, TCA_KIND);
     if (auto it = attrs.find(TCA_STATS2); it != attrs.end()) {
         auto stats = attributes(it->second);
@@ -134,6 +169,8 @@ std::optional<QdiscStats> decodeRootQdisc(const nlmsghdr* msg) {
             q.qlen = queue->qlen;
             q.drops = queue->drops;
         }
+        if (auto app = stats.find(TCA_STATS_APP); app != stats.end())
+            q.ecnMarks = ecnMarks(q.kind, app->second);
     }
     if (auto it = attrs.find(TCA_OPTIONS); q.kind == "tbf" && it != attrs.end()) {
         auto opts = attributes(it->second);
@@ -193,12 +230,12 @@ std::vector<LinkCounters> dumpLinkCounters() {
     return out;
 }
 
-std::vector<QdiscStats> dumpRootQdiscs() {
+std::vector<QdiscStats> dumpQdiscs() {
     std::vector<QdiscStats> out;
     tcmsg req{};
     req.tcm_family = AF_UNSPEC;
     dump<tcmsg>(RTM_GETQDISC, req, "qdiscs", [&out](const nlmsghdr* msg) {
-        if (auto q = decodeRootQdisc(msg)) out.push_back(std::move(*q));
+        if (auto q = decodeQdisc(msg)) out.push_back(std::move(*q));
     });
     return out;
 }

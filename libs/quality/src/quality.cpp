@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace twinrail::quality {
@@ -30,7 +31,20 @@ Breakdown evaluate(const Signals& s, const Params& p) {
     double byDrops = clamp01(s.dropRatio / p.dropRefRatio);
     double byLatency = 0;
     if (s.latencySeconds) byLatency = clamp01(*s.latencySeconds / p.latencyRefSeconds);
-    b.congestion = std::max({byUtil, byQueue, byDrops, byLatency});
+    double byEcn = p.ecnRefRatio > 0 ? clamp01(s.ecnMarkRatio / p.ecnRefRatio) : 0.0;
+    double byPause = p.pauseRefPps > 0 ? clamp01(s.pauseRxPps / p.pauseRefPps) : 0.0;
+    // A stormed queue is one the watchdog is dropping or forwarding lossy: as bad as
+    // congestion gets, whatever the other signals say.
+    double byStorm = s.pfcStorm ? 1.0 : 0.0;
+    const std::pair<double, const char*> signals[] = {
+        {byUtil, "util"}, {byQueue, "queue"}, {byDrops, "drops"},    {byLatency, "latency"},
+        {byEcn, "ecn"},   {byPause, "pause"}, {byStorm, "pfc_storm"}};
+    for (const auto& [value, name] : signals) {
+        if (value > b.congestion) {
+            b.congestion = value;
+            b.cause = name;
+        }
+    }
     b.usableBps = s.capacityBps * (1.0 - p.maxPenalty * b.congestion);
     b.level = b.usableBps / p.referenceBps * p.levels;
     return b;
@@ -121,18 +135,42 @@ std::optional<RateTracker::Rates> RateTracker::update(const Counters& c,
     if (last_ && *at == lastTime_) return std::nullopt;  // the same poll read again
     std::optional<Rates> out;
     if (last_ && *at > lastTime_ && c.txBytes >= last_->txBytes &&
-        c.txPackets >= last_->txPackets && c.drops >= last_->drops) {
+        c.txPackets >= last_->txPackets && c.drops >= last_->drops && c.pauseRx >= last_->pauseRx &&
+        c.pauseTx >= last_->pauseTx) {
         double dt = seconds(*at - lastTime_);
         Rates r;
         r.txBps = static_cast<double>(c.txBytes - last_->txBytes) * 8.0 / dt;
         double sent = static_cast<double>(c.txPackets - last_->txPackets);
         double dropped = static_cast<double>(c.drops - last_->drops);
         r.dropRatio = sent + dropped > 0 ? dropped / (sent + dropped) : 0.0;
+        r.pauseRxPps = static_cast<double>(c.pauseRx - last_->pauseRx) / dt;
+        r.pauseTxPps = static_cast<double>(c.pauseTx - last_->pauseTx) / dt;
         out = r;
     }
     last_ = c;
     lastTime_ = *at;
     return out;
+}
+
+double MarkRatio::update(const MarkCounters& c, Clock::time_point now) {
+    if (!last_ || c.marked < last_->marked || c.packets < last_->packets) {
+        last_ = c;  // first read, or a reset: a baseline, no ratio from it
+        lastMove_ = now;
+        return ratio_;
+    }
+    if (c.packets == last_->packets && c.marked == last_->marked) {
+        if (now - lastMove_ >= stale_) ratio_ = 0;
+        return ratio_;
+    }
+    uint64_t sent = c.packets - last_->packets;
+    uint64_t marked = c.marked - last_->marked;
+    // More marks than packets: the two counters were not taken together (a queue row
+    // polled between them); the step says nothing, the baseline moves on.
+    if (sent > 0 && marked <= sent)
+        ratio_ = static_cast<double>(marked) / static_cast<double>(sent);
+    last_ = c;
+    lastMove_ = now;
+    return ratio_;
 }
 
 }  // namespace twinrail::quality

@@ -33,6 +33,10 @@ class FakeCounterSource final : public pathqd::CounterSource {
         double capacityBps = 100e6;
         double txBps = 0;  // the egress rate from now on
         double queueBytes = 0;
+        std::optional<double> ecnShare =
+            std::nullopt;       // of the packets sent from now on, marked CE
+        double pauseRxPps = 0;  // pause frames received per second from now on
+        bool pfcStorm = false;
     };
     explicit FakeCounterSource(boost::asio::io_context& io) : io_(io) {}
 
@@ -46,7 +50,10 @@ class FakeCounterSource final : public pathqd::CounterSource {
             if (!error.empty() || it == ports.end()) continue;
             const Port& p = it->second;
             Sent& s = sent_[name];
-            if (s.at) s.bytes += p.txBps / 8 * std::chrono::duration<double>(now - *s.at).count();
+            double dt = s.at ? std::chrono::duration<double>(now - *s.at).count() : 0.0;
+            s.bytes += p.txBps / 8 * dt;
+            s.marked += p.ecnShare.value_or(0) * p.txBps / 8 / 1000 * dt;
+            s.pauses += p.pauseRxPps * dt;
             s.at = now;
             pathqd::PortCounters pc;
             pc.ifindex = p.ifindex;
@@ -57,6 +64,13 @@ class FakeCounterSource final : public pathqd::CounterSource {
             pc.queueBytes = p.queueBytes;
             pc.queueSource = "qdisc";
             pc.capacityBps = p.capacityBps;
+            pc.counters.pauseRx = static_cast<uint64_t>(s.pauses);
+            if (p.ecnShare) {
+                pc.ecn =
+                    quality::MarkCounters{static_cast<uint64_t>(s.marked), pc.counters.txPackets};
+                pc.ecnSource = "qdisc";
+            }
+            pc.pfcStorm = p.pfcStorm;
             out.emplace(name, pc);
         }
         boost::asio::post(
@@ -70,6 +84,8 @@ class FakeCounterSource final : public pathqd::CounterSource {
   private:
     struct Sent {
         double bytes = 0;
+        double marked = 0;
+        double pauses = 0;
         std::optional<quality::Clock::time_point> at;
     };
     boost::asio::io_context& io_;

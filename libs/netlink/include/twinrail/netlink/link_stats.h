@@ -28,11 +28,17 @@ struct LinkCounters {
 
 struct QdiscStats {
     int ifindex = 0;
-    std::string kind;  // "tbf", "fq_codel", "noqueue", ...
+    bool root = false;  // attached at the device's root (else a child of another qdisc)
+    std::string kind;   // "tbf", "fq_codel", "noqueue", ...
     uint64_t backlogBytes = 0;
     uint32_t qlen = 0;
     uint64_t drops = 0;               // 32-bit in the kernel: wraps
     std::optional<uint64_t> rateBps;  // shaping rate of a root tbf, bits per second
+    // Packets this qdisc marked CE instead of dropping, from its TCA_STATS_APP extended
+    // stats: red, choke and sfb "marked", codel and fq_codel ecn_mark + ce_mark (the
+    // ce_threshold marks), pie and fq_pie ecn_mark. 32-bit in the kernel: wraps. Unset
+    // for every other kind (it cannot mark).
+    std::optional<uint64_t> ecnMarks;
 };
 
 struct WeightedNexthop {
@@ -51,7 +57,8 @@ struct RouteWeights {
 };
 
 std::vector<LinkCounters> dumpLinkCounters();
-std::vector<QdiscStats> dumpRootQdiscs();
+// Every qdisc of every device, roots and their children.
+std::vector<QdiscStats> dumpQdiscs();
 // Speed from the driver (ethtool), or nullopt when the driver reports none.
 std::optional<uint64_t> linkSpeedBps(const std::string& ifname);
 // Main-table routes of `family` written by `protocol` (186 = BGP via zebra) with their
@@ -66,8 +73,8 @@ std::vector<RouteWeights> dumpRouteWeights(int family, uint8_t protocol);
 
 // RTM_NEWLINK: name, IFF_RUNNING and the tx counters of IFLA_STATS64.
 std::optional<LinkCounters> decodeLinkCounters(const nlmsghdr* msg);
-// RTM_NEWQDISC of a root qdisc (others: nullopt): TCA_STATS2 queue stats, tbf rate.
-std::optional<QdiscStats> decodeRootQdisc(const nlmsghdr* msg);
+// RTM_NEWQDISC, root or child: TCA_STATS2 queue stats, a tbf's rate, the ECN marks.
+std::optional<QdiscStats> decodeQdisc(const nlmsghdr* msg);
 
 // A nexthop object (RTM_NEWNEXTHOP): a plain nexthop, or a group of other objects.
 struct NexthopObject {

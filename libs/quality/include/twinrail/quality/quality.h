@@ -38,6 +38,12 @@ struct Params {
     double queueRefSeconds = 100e-6;    // queue delay (bytes / capacity) counted as full congestion
     double latencyRefSeconds = 200e-6;  // latency above the floor counted as full congestion
     double dropRefRatio = 0.01;         // drop ratio counted as full congestion
+    // A lossless fabric does not drop: congestion shows as ECN marks and PFC pauses
+    // (docs/pathqd.md, "Lossless congestion"). The share of sent packets marked CE, and
+    // the pause frames per second the peer sends us, counted as full congestion. 0 turns
+    // the input off.
+    double ecnRefRatio = 0.1;
+    double pauseRefPps = 1000;
     std::chrono::milliseconds smoothing{2000};  // EWMA time constant
     double hysteresis = 0.5;                    // in levels, beyond the half level rounding gives
     int confirmSamples = 2;
@@ -54,6 +60,7 @@ struct Params {
     // nothing. Above maxPenalty, so congestion alone never triggers it: only capacity
     // lost (a shaper, a slower speed, a member link down) does. 0 turns it off.
     double fastDrop = 0.3;
+    bool operator==(const Params&) const = default;
 };
 
 // What one sampling period measured on one link (egress direction).
@@ -64,11 +71,17 @@ struct Signals {
     double queueBytes = 0;                 // egress backlog
     double dropRatio = 0;                  // dropped / (sent + dropped) in the period
     std::optional<double> latencySeconds;  // queueing delay: above the link's own floor
+    double ecnMarkRatio = 0;               // marked CE / sent, over the last counter step
+    double pauseRxPps = 0;                 // PFC/802.3x pause frames received (peer pausing us)
+    bool pfcStorm = false;                 // the PFC watchdog found a queue of this port stormed
 };
 
 struct Breakdown {
     double util = 0;        // txBps / capacity
     double congestion = 0;  // 0..1, the worst of the normalised signals
+    // Which signal that was: "util", "queue", "drops", "latency", "ecn", "pause",
+    // "pfc_storm"; "none" when nothing is congested.
+    const char* cause = "none";
     double usableBps = 0;
     double level = 0;  // continuous, before smoothing
 };
@@ -127,6 +140,8 @@ struct Counters {
     uint64_t txBytes = 0;
     uint64_t txPackets = 0;
     uint64_t drops = 0;
+    uint64_t pauseRx = 0;  // pause frames received, every priority and 802.3x
+    uint64_t pauseTx = 0;  // sent: shown, not a signal for this port's egress
 };
 
 class RateTracker {
@@ -134,6 +149,8 @@ class RateTracker {
     struct Rates {
         double txBps = 0;
         double dropRatio = 0;
+        double pauseRxPps = 0;
+        double pauseTxPps = 0;
     };
     // `at` is when the device took `c`: the read time for live counters (Linux), the
     // inferred poll instant for polled ones (SONiC, see poll_clock.h). The same instant
@@ -144,6 +161,30 @@ class RateTracker {
   private:
     std::optional<Counters> last_;
     Clock::time_point lastTime_;
+};
+
+// ECN marks over sent packets, between two counter steps. The ratio needs no clock, so it
+// suits counters that move at their own cadence (SONiC's queue counters, 10 s by default)
+// as well as live ones (a Linux qdisc). It is held until the counters move again; when
+// they have not moved for `stale` nothing is being sent or marked, and the ratio is 0. A
+// decrease is a reset: no ratio from that step.
+struct MarkCounters {
+    uint64_t marked = 0;
+    uint64_t packets = 0;
+};
+
+class MarkRatio {
+  public:
+    explicit MarkRatio(std::chrono::milliseconds stale = std::chrono::seconds(30))
+        : stale_(stale) {}
+    double update(const MarkCounters& c, Clock::time_point now);
+    double ratio() const { return ratio_; }
+
+  private:
+    std::chrono::milliseconds stale_;
+    std::optional<MarkCounters> last_;
+    Clock::time_point lastMove_;
+    double ratio_ = 0;
 };
 
 }  // namespace twinrail::quality
