@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the benchmarks on the namespace fabrics and writes bench/results/*.json (root).
-# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|sonic|lab|frr-restart|matrix|soak-bench|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
+# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|sonic|ecn|lab|frr-restart|matrix|soak-bench|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
 #   soak (not in all: 15 min or more): bench/run.sh soak [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +29,9 @@ if [ "$what" = all ] || [ "$what" = lb ]; then
   build/bench/lb_bench "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/lb.json 6
+fi
+if [ "$what" = all ] || [ "$what" = ecn ]; then
+  build/bench/ecn_bench "$PWD/build/daemons/pathqd/pathqd" bench/results/ecn.json
 fi
 if [ "$what" = all ] || [ "$what" = lab ]; then
   build/bench/lab_failover_bench "$PWD/build/lab/tool/twinrail-lab" \

@@ -73,14 +73,22 @@ std::string isoNow() {
     return buf;
 }
 
+// The twinrail-verify line of docs/redis-acl.md, read from the document itself (so the
+// two cannot drift apart), with a test user name and password.
+std::string verifyAclLine() {
+    std::ifstream in(TWINRAIL_ACL_DOC);
+    const std::string head = "user twinrail-verify on #<sha256> ";
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(head, 0) == 0)
+            return std::string("user tr18r-ro on >") + kRoPass + " " + line.substr(head.size());
+    return "";
+}
+
 // The ACL users of docs/redis-acl.md, with test passwords: the twinrail-verify line as
 // written, and the hostrouted line without its pub/sub rights (the polling case).
 std::string aclLines() {
-    return std::string("user default on >") + kAdminPass + " ~* &* +@all\n" + "user tr18r-ro on >" +
-           kRoPass +
-           " resetkeys %R~HOST_* %R~PATH* %R~UPLINK_PIN* %R~BGP_PEER_STATE_TABLE* %R~HOSTROUTED*"
-           " resetchannels -@all +@read +select +ping -keys -@write\n" +
-           "user tr18r-hostrouted on >" + kDaemonPass +
+    return std::string("user default on >") + kAdminPass + " ~* &* +@all\n" + verifyAclLine() +
+           "\n" + "user tr18r-hostrouted on >" + kDaemonPass +
            " resetkeys ~HOST_ROUTE* ~HOST_FOREIGN_TABLE* ~UPLINK_PIN_TABLE* %R~HOSTROUTED*"
            " %R~UPLINK_PIN|* resetchannels -@all +@read +@write +@transaction +select +ping"
            " -keys -@dangerous -@scripting\n";
@@ -102,6 +110,7 @@ class RedisAuth : public ::testing::Test {
         // redis-cli reads the admin's password from its environment (not from argv).
         ::setenv("REDISCLI_AUTH", kAdminPass, 1);
         tlsPort_ = freeLoopbackPort();
+        ASSERT_FALSE(verifyAclLine().empty()) << "no twinrail-verify line in " TWINRAIL_ACL_DOC;
         writeFile(d + "/users.acl", aclLines(), 0600);
         writeFile(d + "/redis.conf",
                   "port 0\nbind 127.0.0.1\nunixsocket " + socket() +
@@ -322,6 +331,13 @@ TEST_F(RedisAuth, VerifyReadsEverySwitchOverTlsAsTheReadOnlyUser) {
     admin(kStateDb, {"HSET", "HOST_CLAIM_TABLE|10.128.0.2|swp2", "mac", "02:00:0a:80:00:03",
                      "reason", "bound-elsewhere", "count", "3", "first", "2026-12-02T07:00:00Z",
                      "last", "2026-12-02T07:00:01Z"});
+    // What the lossless checks read beyond STATE_DB: a lossless queue (CONFIG_DB
+    // PORT_QOS_MAP) the PFC watchdog found stormed (COUNTERS_DB, through the queue name
+    // map), and pathqd's pause rate on a port (STATE_DB PATH_QUALITY_TABLE).
+    admin(4, {"HSET", "PORT_QOS_MAP|swp3", "pfc_enable", "3"});
+    admin(2, {"HSET", "COUNTERS_QUEUE_NAME_MAP", "swp3:3", "oid:0x15000000000303"});
+    admin(2, {"HSET", "COUNTERS:oid:0x15000000000303", "PFC_WD_STATUS", "stormed"});
+    admin(kStateDb, {"HSET", "PATH_QUALITY_TABLE|swp1", "pause_rx_pps", "500.0"});
     const std::string args = "--json --redis-ca " + file("cert.pem") + " --redis-password-file " +
                              file("ro.pass") + " verify --plan " + file("plan.json") +
                              " --inventory " + file("inventory.json");
@@ -334,13 +350,19 @@ TEST_F(RedisAuth, VerifyReadsEverySwitchOverTlsAsTheReadOnlyUser) {
     for (const auto& c : j["claims"])
         claimed = claimed || (c["address"] == "10.128.0.2" && c["owner"] == "srv1/nic1");
     EXPECT_TRUE(claimed) << j["claims"].dump();
+    std::string lossless = j["lossless"].dump();
+    EXPECT_EQ(lossless.find("not read"), std::string::npos) << lossless;
+    EXPECT_NE(lossless.find("PFC storm on swp3 queue 3"), std::string::npos) << lossless;
+    EXPECT_NE(lossless.find("swp1 receives 500.0 pause frames/s"), std::string::npos) << lossless;
     r = cli("--json --redis-ca " + file("cert.pem") + " --redis-password-file " +
             file("wrong.pass") + " verify --plan " + file("plan.json") + " --inventory " +
             file("inventory.json"));
     EXPECT_EQ(r.rc, 77) << r.err;
     EXPECT_NE((r.out + r.err).find("AUTH failed for user tr18r-ro"), std::string::npos)
         << r.out << r.err;
-    admin(kStateDb, {"DEL", "HOST_CLAIM_TABLE|10.128.0.2|swp2"});
+    admin(kStateDb, {"DEL", "HOST_CLAIM_TABLE|10.128.0.2|swp2", "PATH_QUALITY_TABLE|swp1"});
+    admin(4, {"DEL", "PORT_QOS_MAP|swp3"});
+    admin(2, {"DEL", "COUNTERS_QUEUE_NAME_MAP", "COUNTERS:oid:0x15000000000303"});
 }
 
 TEST_F(RedisAuth, ScopedDaemonUserPublishesAndPollsConfigWithoutConfigSetOrEval) {

@@ -239,6 +239,14 @@ TEST_F(SonicLab, SmokeOnTheSonicLayout) {
           "p2-leaf1: cable p2-leaf1:Ethernet8 - p2-spine1:Ethernet0: PFC on 3 at p2-leaf1, lossy "
           "at p2-spine1"})
         EXPECT_NE(problems.find(want), std::string::npos) << want;
+    // A lossless queue the PFC watchdog finds stormed, as SONiC's pfcwd writes it in
+    // COUNTERS_DB (the lab has no syncd: the queue's oid is made up here).
+    redis("p1-leaf1", "2",
+          {"HSET", "COUNTERS_QUEUE_NAME_MAP", "Ethernet0:3", "oid:0x150000000b03"});
+    redis("p1-leaf1", "2", {"HSET", "COUNTERS:oid:0x150000000b03", "PFC_WD_STATUS", "stormed"});
+    auto stormed = lab::run({TWINRAIL_BIN, "verify", "--lab", name_});
+    EXPECT_EQ(stormed.rc, 69);
+    EXPECT_NE(stormed.out.find("PFC storm on Ethernet0 queue 3"), std::string::npos) << stormed.out;
 
     EXPECT_TRUE(lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 20s,
                                500ms));

@@ -154,6 +154,16 @@ std::map<std::string, SwitchState> fabricUp(const plan::Plan& p) {
     return st;
 }
 
+// The fabric up, and every NIC port learned where the plan puts it: a healthy fabric.
+std::map<std::string, SwitchState> fabricUpAndLearned(const plan::Plan& p) {
+    auto st = fabricUp(p);
+    for (const auto& srv : p.servers)
+        for (const auto& nic : srv.nics)
+            for (const auto& np : nic.ports)
+                st[np.leaf].hosts[nic.address] = {{"ifname", np.leafPort}, {"state", "installed"}};
+    return st;
+}
+
 TEST(Verify, NamesWhatIsOffAndWhere) {
     auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest()));
     std::map<std::string, SwitchState> st;
@@ -266,11 +276,7 @@ TEST(Verify, AnEvpnHostIsWhereItsSegmentIs) {
 // switch, a cable lossless at one end only is named, with both ends.
 TEST(Verify, LosslessOnlyWhereConfiguredAndBothEndsOfACable) {
     auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest()));
-    auto st = fabricUp(p);
-    for (const auto& srv : p.servers)
-        for (const auto& nic : srv.nics)
-            for (const auto& np : nic.ports)
-                st[np.leaf].hosts[nic.address] = {{"ifname", np.leafPort}, {"state", "installed"}};
+    auto st = fabricUpAndLearned(p);
     auto plain = verifyFabric(p, st);
     EXPECT_TRUE(plain.healthy) << plain.json.dump(2);
     EXPECT_EQ(plain.json["lossless"]["configured"], false);
@@ -286,6 +292,35 @@ TEST(Verify, LosslessOnlyWhereConfiguredAndBothEndsOfACable) {
               std::string::npos)
         << all;
     EXPECT_NE(all.find("PORT_QOS_MAP|swp1 pfc_enable: (none)"), std::string::npos) << all;
+}
+
+TEST(Verify, PfcStormsAndPauseRatesAreNamedOnAnyFabric) {
+    auto p = std::get<plan::Plan>(plan::buildPlan(lab::defaultLabRequest()));
+    auto st = fabricUpAndLearned(p);
+    // A Linux fabric (no QoS): pauses are still named, storms too where a watchdog says so.
+    st["p1-spine1"].quality["swp1"] = {{"pause_rx_pps", "250.0"}};
+    st["p1-spine1"].quality["swp2"] = {{"pause_rx_pps", "99.0"}};  // under the limit
+    st["p1-leaf1"].quality["swp3"] = {{"pause_rx_pps", "nan"}};    // junk: never named
+    st["p1-leaf1"].watchdog["swp3:3"] = "stormed";
+    st["p1-leaf1"].watchdog["swp4:3"] = "operational";
+    st["p1-leaf1"].watchdog["swp99:3"] = "stormed";  // not a port of the plan
+    auto r = verifyFabric(p, st);
+    EXPECT_FALSE(r.healthy);
+    EXPECT_EQ(r.json["lossless"]["configured"], false);
+    std::string all;
+    for (const auto& pr : r.json["lossless"]["problems"])
+        all += pr["switch"].get<std::string>() + ": " + pr["problem"].get<std::string>() + "\n";
+    EXPECT_NE(all.find("p1-spine1: swp1 receives 250.0 pause frames/s (over 100): p1-leaf1 is "
+                       "congested and holding it back"),
+              std::string::npos)
+        << all;
+    EXPECT_NE(all.find("p1-leaf1: PFC storm on swp3 queue 3"), std::string::npos) << all;
+    EXPECT_EQ(r.json["lossless"]["problems"].size(), 2u) << all;
+    // A higher limit: the pause is no longer named; the storm still is.
+    auto lenient = verifyFabric(p, st, VerifyOptions{.maxPausePps = 500});
+    EXPECT_EQ(lenient.json["lossless"]["problems"].size(), 1u);
+    st["p1-leaf1"].watchdog.clear();
+    EXPECT_TRUE(verifyFabric(p, st, VerifyOptions{.maxPausePps = 500}).healthy);
 }
 
 }  // namespace

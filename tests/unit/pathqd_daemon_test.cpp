@@ -205,19 +205,22 @@ TEST_F(PathqdDaemon, EcnMarksAndPausesLowerTheLevelAndTheRowSaysWhy) {
         return row(kRow1, "level") == "15" && frr.has(inBandwidth(15));
     })) << running();
     EXPECT_EQ(row(kRow1, "congestion_cause"), "ecn");
-    EXPECT_NEAR(std::stod(row(kRow1, "ecn_ratio")), 0.2, 0.02);
+    EXPECT_NEAR(std::stod(row(kRow1, "ecn_ratio")), 0.2, 0.05);  // whole packets per 5 ms
     EXPECT_EQ(row(kRow1, "drop_ratio"), "0.0000");
     // The same marks with the input off: back to full, the ratio still shown.
     cfg.model.ecnRefRatio = 0;
     daemon->applyConfig(cfg);
     ASSERT_TRUE(runUntil([this] { return row(kRow1, "level") == "20"; })) << running();
     EXPECT_EQ(row(kRow1, "congestion_cause"), "none");
-    EXPECT_NEAR(std::stod(row(kRow1, "ecn_ratio")), 0.2, 0.02);
+    EXPECT_NEAR(std::stod(row(kRow1, "ecn_ratio")), 0.2, 0.05);  // whole packets per 5 ms
     // Pauses from the peer at half pfc_ref_pps: congestion 0.5, level 17.5 -> 18 (or 17).
-    counters.ports["swp1"].pauseRxPps = 500;
+    // (Rates high enough that whole frames per 5 ms period leave a small rounding error.)
+    cfg.model.pauseRefPps = 50000;
+    daemon->applyConfig(cfg);
+    counters.ports["swp1"].pauseRxPps = 25000;
     ASSERT_TRUE(runUntil([this] { return row(kRow1, "congestion_cause") == "pause"; }));
     ASSERT_TRUE(runUntil([this] { return num(row(kRow1, "level")) <= 18; })) << running();
-    EXPECT_NEAR(std::stod(row(kRow1, "pause_rx_pps")), 500, 100);
+    EXPECT_NEAR(std::stod(row(kRow1, "pause_rx_pps")), 25000, 2500);
     counters.ports["swp1"].pfcStorm = true;
     ASSERT_TRUE(runUntil([this] { return row(kRow1, "level") == "15"; })) << running();
     EXPECT_EQ(row(kRow1, "congestion_cause"), "pfc_storm");

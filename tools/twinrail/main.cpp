@@ -28,7 +28,7 @@ constexpr int kNotRunning = 3;  // as systemctl status: the daemon is not runnin
 using cli::kAuthRefused;
 
 constexpr const char* kUsage = R"(usage: twinrail [REDIS OPTIONS] [--json] show <what> [options]
-       twinrail [--json] verify (--plan FILE --inventory FILE | --lab NAME)
+       twinrail [--json] verify (--plan FILE --inventory FILE | --lab NAME) [--max-pause-pps N]
        twinrail [REDIS OPTIONS] clear host-freeze IP   thaw an address frozen after too
                                                        many moves between ports
        twinrail sonic-check FILE [--base FILE] [--yang-dir DIR]...
@@ -52,9 +52,11 @@ verify: the fabric-wide dual-homing and cabling audit, from the plan and every s
   STATE_DB (the planner's inventory.json, or a lab's sockets): every NIC port learned on its
   planned leaf port, missing, or miscabled (where it is seen instead), NICs reachable
   through one plane only, every fabric link's BGP session on its planned ports, with
-  the planned switch at the far end, and (where switches have RoCE QoS) every port's PFC,
-  DSCP maps, ECN and both ends of every cable against the plan. Exit 69 when anything is
-  off.
+  the planned switch at the far end, (where switches have RoCE QoS) every port's PFC,
+  DSCP maps, ECN and both ends of every cable against the plan, and every port with a
+  lossless queue the PFC watchdog found stormed (COUNTERS_DB) or receiving more than
+  --max-pause-pps pause frames a second (pathqd's PATH_QUALITY_TABLE; default 100).
+  Exit 69 when anything is off.
 
 Redis (as the daemons find it):
   --redis-socket PATH     unix socket

@@ -119,7 +119,8 @@ void addClaims(const plan::Plan& plan, const std::map<std::string, SwitchState>&
 
 }  // namespace
 
-VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, SwitchState>& st) {
+VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, SwitchState>& st,
+                          const VerifyOptions& options) {
     VerifyReport r;
     r.json = {
         {"nic_ports", json::array()}, {"links", json::array()}, {"unreachable", json::array()}};
@@ -223,7 +224,7 @@ VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, Sw
         }
     }
     addClaims(plan, st, r);
-    addLossless(plan, st, r);
+    addLossless(plan, st, options, r);
     r.json["healthy"] = r.healthy;
     return r;
 }

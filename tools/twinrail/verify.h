@@ -31,6 +31,18 @@ struct SwitchState {
     // CONFIG_DB's RoCE QoS tables (roceConfigTables): table -> key -> field -> value.
     nlohmann::json config = nlohmann::json::object();
     std::string configError;  // CONFIG_DB could not be read (the switch's other state was)
+    // COUNTERS_DB: the PFC watchdog's PFC_WD_STATUS of each port's lossless queues (those
+    // of PORT_QOS_MAP pfc_enable), "<port>:<queue>" -> status; empty where there is none.
+    std::map<std::string, std::string> watchdog;
+    std::string countersError;
+    // STATE_DB PATH_QUALITY_TABLE (pathqd): port -> fields, for its pause_rx_pps.
+    std::map<std::string, Fields> quality;
+};
+
+struct VerifyOptions {
+    // A port that receives more pause frames a second than this (pathqd's pause_rx_pps)
+    // is named: its peer is congested and holding it back.
+    double maxPausePps = 100;
 };
 
 struct VerifyReport {
@@ -44,10 +56,12 @@ struct VerifyReport {
 };
 
 // The lossless checks (verify_lossless.cpp): with RoCE QoS on any switch, every switch's
-// ports as the plan's RoCE choices say, and both ends of every fabric cable alike.
+// ports as the plan's RoCE choices say, and both ends of every fabric cable alike; on any
+// fabric, the plan's ports with a stormed lossless queue or pause rates above the limit.
 void addLossless(const plan::Plan& plan, const std::map<std::string, SwitchState>& state,
-                 VerifyReport& report);
+                 const VerifyOptions& options, VerifyReport& report);
 
-VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, SwitchState>& state);
+VerifyReport verifyFabric(const plan::Plan& plan, const std::map<std::string, SwitchState>& state,
+                          const VerifyOptions& options = {});
 
 }  // namespace twinrail::cli

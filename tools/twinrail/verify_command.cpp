@@ -1,5 +1,7 @@
 // `twinrail verify`: reads the plan and every switch's STATE_DB (through the planner's
 // inventory, or a lab's sockets), then prints verifyFabric()'s verdicts.
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -16,6 +18,7 @@ namespace {
 using json = nlohmann::json;
 constexpr int kStateDb = 6;  // SONiC's STATE_DB id; a switch's own Redis
 constexpr int kConfigDb = 4;
+constexpr int kCountersDb = 2;
 
 std::optional<json> readJson(const std::string& path) {
     std::ifstream in(path);
@@ -52,6 +55,35 @@ void readQos(const redis::Endpoint& at, SwitchState& s) {
     }
 }
 
+// COUNTERS_DB: the PFC watchdog's status of each lossless queue (the queues of PORT_QOS_MAP
+// pfc_enable), found through COUNTERS_QUEUE_NAME_MAP as queuestat finds them. One HGETALL
+// per lossless queue: a switch's other queues are never read.
+void readWatchdog(const redis::Endpoint& at, SwitchState& s) {
+    const json& qos = s.config.value("PORT_QOS_MAP", json::object());
+    if (qos.empty()) return;
+    redis::SyncReader r;
+    if (auto err = r.connect(at, kCountersDb)) {
+        s.countersError = *err;
+        return;
+    }
+    auto names = r.hash("COUNTERS_QUEUE_NAME_MAP");
+    for (const auto& [port, row] : qos.items()) {
+        if (!row.is_object() || !row.value("pfc_enable", json("")).is_string()) continue;
+        std::string list = row.value("pfc_enable", "");
+        for (size_t from = 0; from < list.size();) {
+            size_t comma = std::min(list.find(',', from), list.size());
+            std::string queue = port + ":" + list.substr(from, comma - from);
+            from = comma + 1;
+            auto oid = names.find(queue);
+            if (oid == names.end()) continue;
+            auto counters = r.hash("COUNTERS:" + oid->second);
+            if (auto st = counters.find("PFC_WD_STATUS"); st != counters.end())
+                s.watchdog[queue] = st->second;
+        }
+    }
+    if (r.error()) s.countersError = *r.error();
+}
+
 SwitchState readSwitch(const redis::Endpoint& at, bool& authFailed) {
     SwitchState s;
     redis::SyncReader r;
@@ -64,7 +96,8 @@ SwitchState readSwitch(const redis::Endpoint& at, bool& authFailed) {
     std::optional<std::string> err;
     for (auto [name, into] :
          {std::pair{"HOST_ROUTE_TABLE", &s.hosts}, std::pair{"HOST_FOREIGN_TABLE", &s.foreign},
-          std::pair{"HOST_CLAIM_TABLE", &s.claims}, std::pair{"BGP_PEER_STATE_TABLE", &s.peers}}) {
+          std::pair{"HOST_CLAIM_TABLE", &s.claims}, std::pair{"BGP_PEER_STATE_TABLE", &s.peers},
+          std::pair{"PATH_QUALITY_TABLE", &s.quality}}) {
         if (!err) *into = table(r, name);
         if (!err && r.error()) err = r.error();
     }
@@ -75,6 +108,7 @@ SwitchState readSwitch(const redis::Endpoint& at, bool& authFailed) {
         return s;
     }
     readQos(at, s);
+    readWatchdog(at, s);
     return s;
 }
 
@@ -97,6 +131,7 @@ redis::Endpoint inventoryEndpoint(const json& r, const VerifyCredentials& creds)
 int verifyCommand(const std::vector<std::string>& args, bool asJson,
                   const VerifyCredentials& creds) {
     std::string planPath, inventoryPath, lab;
+    VerifyOptions options;
     for (size_t i = 0; i < args.size(); ++i) {
         auto value = [&args, &i] {
             if (i + 1 >= args.size()) throw UsageError{args[i] + " needs a value"};
@@ -108,6 +143,16 @@ int verifyCommand(const std::vector<std::string>& args, bool asJson,
             inventoryPath = value();
         } else if (args[i] == "--lab") {
             lab = value();
+        } else if (args[i] == "--max-pause-pps") {
+            std::string v = value();
+            char* end = nullptr;
+            options.maxPausePps = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || !(options.maxPausePps >= 0)) {
+                throw UsageError{
+                    "verify: --max-pause-pps needs a number of frames a second, "
+                    "not \"" +
+                    v + "\""};
+            }
         } else {
             throw UsageError{"verify: unknown option " + args[i]};
         }
@@ -151,7 +196,7 @@ int verifyCommand(const std::vector<std::string>& args, bool asJson,
         }
         state[sw.name] = readSwitch(at, authFailed);
     }
-    VerifyReport report = verifyFabric(p, state);
+    VerifyReport report = verifyFabric(p, state, options);
     if (asJson) {
         std::cout << report.json.dump(2) << "\n";
     } else {
@@ -164,9 +209,11 @@ int verifyCommand(const std::vector<std::string>& args, bool asJson,
                   << renderTable(report.links) << "\n";
         const json& lossless = report.json["lossless"];
         if (!lossless.value("configured", false)) {
-            std::cout << "Lossless: no switch has RoCE QoS (PORT_QOS_MAP), nothing checked\n\n";
-        } else if (!report.lossless.rows.empty()) {
-            std::cout << "Lossless (RoCE QoS against the plan)\n"
+            std::cout << "Lossless: no switch has RoCE QoS (PORT_QOS_MAP), its configuration "
+                         "not checked\n\n";
+        }
+        if (!report.lossless.rows.empty()) {
+            std::cout << "Lossless (RoCE QoS against the plan, PFC storms, pause rates)\n"
                       << renderTable(report.lossless) << "\n";
         }
         if (!report.claims.rows.empty()) {

@@ -1,5 +1,7 @@
 #include "twinrail/lab/fabric.h"
 
+#include "twinrail/lab/ecn_marker.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -284,6 +286,7 @@ void shapePort(Fabric& f, const std::string& node, const std::string& port, doub
     auto limit = std::to_string(static_cast<long>(std::max(30000.0, bytesPerMs * 50)));
     f.runOk(node, {"tc", "qdisc", "replace", "dev", port, "root", "tbf", "rate",
                    std::to_string(mbit) + "mbit", "burst", burst, "limit", limit});
+    attachEcnMarker(f.ns(node), port, mbit, kEcnMarkAfter);
 }
 
 }  // namespace twinrail::lab

@@ -113,6 +113,12 @@ void PlanLab::buildNamespaces() {
         for (const auto& p : sw.ports)
             if (p.role == plan::PortRole::Uplink) fabric.link(sw.name, p.name, p.peer, p.peerPort);
     }
+    // The NICs' TCP asks for ECN, as a RoCE NIC's traffic is ECN-capable (DCQCN), so a
+    // shaped lab port's marks (lab::shapePort) reach and slow it instead of drops.
+    for (const auto& srv : plan_.servers) {
+        for (const auto& nic : srv.nics)
+            fabric.runOk(nicNode(srv, nic), {"sysctl", "-qw", "net.ipv4.tcp_ecn=1"});
+    }
     const bool evpn = r().attach == plan::Attach::EvpnMh;
     if (evpn) {
         for (const auto& sw : plan_.switches) {

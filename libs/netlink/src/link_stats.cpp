@@ -1,6 +1,7 @@
 #include "twinrail/netlink/link_stats.h"
 
 #include "attrs.h"
+#include "twinrail/common/unique_fd.h"
 #include "twinrail/netlink/route_watch.h"
 
 #include <linux/ethtool.h>
@@ -33,19 +34,7 @@ namespace {
 
 using namespace detail;  // NOLINT(google-build-using-namespace)
 
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-  private:
-    int fd_;
-};
+using Fd = UniqueFd;
 
 // Sends one dump request and calls `each` with every reply message; each is whole
 // (nlmsg_len checked against what was received), so the decoders can trust nlmsg_len.

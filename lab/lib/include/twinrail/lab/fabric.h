@@ -4,6 +4,7 @@
 // namespace, process and file it created.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -66,9 +67,16 @@ void buildMiniFabric(Fabric& fabric);
 // spines as next hops for h2's subnet.
 void buildDualSpineFabric(Fabric& fabric);
 
-// Replaces the root qdisc of `node`:`port` with a token bucket of `mbit` Mbit/s;
-// mbit 0 removes it (back to the default qdisc).
+// Replaces the root qdisc of `node`:`port` with a token bucket of `mbit` Mbit/s (queue
+// limit 50 ms of data), and marks ECN on it as a lossless fabric's WRED profile does
+// (ecn_marker.h: ECN-capable packets CE past kEcnMarkAfter of queue at that rate; nothing
+// else is touched). mbit 0 removes the shaper (back to the default qdisc); the marker
+// stays, at the rate it had.
 void shapePort(Fabric& fabric, const std::string& node, const std::string& port, double mbit);
+// The queue past which a shaped port marks: the plan's WRED profile marks from 1 MB of
+// queue, 20 us at 400G, which is under one packet at the lab's 100 Mbit/s; 1 ms is about
+// eight packets there, a queue that a paced sender never builds and a burst does.
+inline constexpr std::chrono::microseconds kEcnMarkAfter{1000};
 
 // Next-hop weights of a multipath route as `ip route show` prints them, by device:
 // "nexthop via inet6 fe80::1 dev swp1 weight 25" -> {"swp1", 25}. A single-path route
