@@ -1,7 +1,8 @@
 // The servers' network config the planner writes (bond attachment), checked by the
 // tools that consume it on a real server: `netplan generate` renders the netplan file
 // into systemd-networkd units (in a scratch root), and `systemd-analyze verify` checks the
-// dual-send ARP unit as instantiated for each bond. No namespaces, no root needed.
+// dual-send ARP unit as instantiated for each bond. No namespaces, no root needed; but
+// the Linux switch's RoCE QoS lines, which iproute2 parses in a namespace of their own.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
+#include "twinrail/plan/roce.h"
 #include "twinrail/plan/server_config.h"
 
 namespace fs = std::filesystem;
@@ -100,4 +102,38 @@ TEST(ServerConfigEvpnMh, NetplanRendersOneLacpBondPerNic) {
         EXPECT_NE(netdev.find("TransmitHashPolicy=layer3+4"), std::string::npos) << netdev;
     }
     fs::remove_all(root);
+}
+
+// A Linux switch's RoCE QoS unit: every tc line as iproute2 parses it, on a veth in a
+// namespace of its own. This kernel has no ets or red qdisc, so the kernel refuses them
+// ("Error: ..." from netlink, tc exits 2); what must never happen is tc refusing the line
+// itself (exit 1: a word or a value it cannot parse), which a switch would do too.
+TEST(SwitchConfig, RoceQosTcLinesParseWithIproute2) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root (a network namespace)";
+    auto built = plan::buildPlan(lab::defaultLabRequest());
+    ASSERT_TRUE(std::holds_alternative<plan::Plan>(built));
+    const auto& p = std::get<plan::Plan>(built);
+    const auto& sw = *p.findSwitch("p1-spine1");
+    std::vector<plan::RocePort> ports;
+    for (const auto& port : sw.ports)
+        ports.push_back({port.name, port.role != plan::PortRole::Host});
+    const std::string ns = "trqos" + std::to_string(::getpid());
+    lab::runOk({"ip", "netns", "add", ns});
+    std::istringstream unit(plan::roceLinuxSwitchUnit(p.request.roce, sw.name, ports));
+    int lines = 0;
+    for (std::string line; std::getline(unit, line);) {
+        if (line.rfind("ExecStart=/usr/sbin/tc ", 0) != 0) continue;
+        std::istringstream w(line.substr(10));
+        lab::Argv argv{"ip", "netns", "exec", ns};
+        for (std::string t; w >> t;) argv.push_back(t);
+        const std::string dev = argv[argv.size() > 8 ? 8 : 0];
+        lab::run({"ip", "-n", ns, "link", "add", "name", dev, "type", "veth", "peer", "name",
+                  "p" + std::to_string(lines)});
+        auto r = lab::run(argv);
+        ++lines;
+        EXPECT_TRUE(r.rc == 0 || (r.rc == 2 && r.err.find("Error: ") != std::string::npos))
+            << line << "\nrc " << r.rc << ": " << r.err;
+    }
+    lab::run({"ip", "netns", "del", ns});
+    EXPECT_EQ(lines, 2 * static_cast<int>(ports.size()));
 }

@@ -160,24 +160,32 @@ TEST(RoceQos, OneFieldChangedAnywhereIsADisagreement) {
               "");
 }
 
-// What systemd would say of the unit on a server.
+// What systemd would say of a unit: its output (empty when it has nothing to say) and
+// whether it passed.
+static std::pair<bool, std::string> systemdAnalyzeVerify(const std::string& name,
+                                                         const std::string& text) {
+    const fs::path dir = fs::temp_directory_path() / ("roce-unit-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    const fs::path unit = dir / name;
+    std::ofstream(unit) << text;
+    const std::string cmd =
+        "systemd-analyze verify " + unit.string() + " > " + (dir / "out").string() + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    std::ifstream out(dir / "out");
+    std::string said((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+    fs::remove_all(dir);
+    return {rc == 0, said};
+}
+
 TEST(RoceQos, DcbUnitPassesSystemdAnalyzeVerify) {
     if (std::system("command -v systemd-analyze > /dev/null 2>&1") != 0)
         GTEST_SKIP() << "no systemd-analyze";
     auto p = build("CX864E-N", 512);
     const auto& srv = p.servers.front();
-    const fs::path dir = fs::temp_directory_path() / ("roce-unit-" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    const fs::path unit = dir / "twinrail-roce-dcb.service";
-    std::ofstream(unit) << plan::roceDcbUnit(p.request.roce, srv.name, serverPorts(srv));
-    const std::string cmd =
-        "systemd-analyze verify " + unit.string() + " > " + (dir / "out").string() + " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    std::ifstream out(dir / "out");
-    std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(rc, 0) << text;
-    EXPECT_EQ(text, "");
-    fs::remove_all(dir);
+    auto [ok, said] = systemdAnalyzeVerify(
+        "twinrail-roce-dcb.service", plan::roceDcbUnit(p.request.roce, srv.name, serverPorts(srv)));
+    EXPECT_TRUE(ok) << said;
+    EXPECT_EQ(said, "");
 }
 
 TEST(RoceQos, PlanFileKeepsTheChoicesAndRefusesBadOnes) {
@@ -201,4 +209,70 @@ TEST(RoceQos, PlanFileKeepsTheChoicesAndRefusesBadOnes) {
     auto old = plan::planFromJson(j);
     ASSERT_TRUE(std::holds_alternative<plan::Plan>(old));
     EXPECT_EQ(std::get<plan::Plan>(old).request.roce, plan::RoceQos{});
+}
+
+namespace {
+
+std::vector<plan::RocePort> switchPorts(const plan::Switch& sw) {
+    std::vector<plan::RocePort> out;
+    for (const auto& p : sw.ports) out.push_back({p.name, p.role != plan::PortRole::Host});
+    return out;
+}
+
+}  // namespace
+
+// Linux switches: DCB as a NIC's, ETS bands and RED with ECN on the RoCE band; read back,
+// every choice changed alone and every hand edit of a line is a disagreement.
+TEST(RoceQos, LinuxSwitchUnitAgreesAndEveryChangeIsNamed) {
+    const plan::RoceQos q;
+    auto p = build("CX864E-N", 512);
+    const auto& sw = *p.findSwitch("p1-leaf1");
+    const std::string unit = plan::roceLinuxSwitchUnit(q, sw.name, switchPorts(sw));
+    EXPECT_EQ(joined(plan::roceLinuxSwitchAgreement(q, unit)), "");
+    EXPECT_NE(unit.find("ets bands 3 strict 1 quanta 8500 1500 priomap 2 2 2 1 2 2 0 2"),
+              std::string::npos)
+        << unit;
+    EXPECT_NE(unit.find("red limit 4194304 min 1048576 max 2097152 avpkt 1500 burst 932 "
+                        "probability 0.05 ecn"),
+              std::string::npos)
+        << unit;
+    const std::vector<std::pair<std::string, void (*)(plan::RoceQos&)>> changes{
+        {"priority", [](plan::RoceQos& c) { c.priority = 4; }},
+        {"dscp", [](plan::RoceQos& c) { c.dscp = 24; }},
+        {"cnp priority", [](plan::RoceQos& c) { c.cnpPriority = 7; }},
+        {"cnp dscp", [](plan::RoceQos& c) { c.cnpDscp = 46; }}};
+    for (const auto& [what, change] : changes) {
+        plan::RoceQos other = q;
+        change(other);
+        auto changed = plan::roceLinuxSwitchUnit(other, sw.name, switchPorts(sw));
+        EXPECT_NE(joined(plan::roceLinuxSwitchAgreement(q, changed)), "") << what;
+    }
+    const std::string port = sw.ports.front().name;
+    auto edit = [&unit](const std::string& from, const std::string& to) {
+        return joined(plan::roceLinuxSwitchAgreement(plan::RoceQos{}, replaced(unit, from, to)));
+    };
+    EXPECT_NE(edit(" probability 0.05 ecn", " probability 0.05").find("no ECN marking"),
+              std::string::npos);
+    EXPECT_NE(edit("strict 1 quanta", "strict 0 quanta").find("not on a strict band"),
+              std::string::npos);
+    EXPECT_NE(edit("priomap 2 2 2 1 2", "priomap 2 2 1 1 2").find("shares its band"),
+              std::string::npos);
+    EXPECT_NE(edit("min 1048576 max 2097152", "min 3000000 max 4000000").find("ECN marks from"),
+              std::string::npos);
+    EXPECT_NE(edit("parent 1:2 handle 11: red", "parent 1:3 handle 11: red").find("no ECN marking"),
+              std::string::npos);
+    EXPECT_NE(edit("3:on 4:off", "3:off 4:off"), "");
+    EXPECT_NE(joined(plan::roceLinuxSwitchAgreement(q, "")), "");  // nothing: named, not passed
+}
+
+TEST(RoceQos, LinuxSwitchUnitPassesSystemdAnalyzeVerify) {
+    if (std::system("command -v systemd-analyze > /dev/null 2>&1") != 0)
+        GTEST_SKIP() << "no systemd-analyze";
+    auto p = build("CX864E-N", 512);
+    const auto& sw = *p.findSwitch("p1-spine1");
+    auto [ok, said] =
+        systemdAnalyzeVerify("twinrail-roce-qos.service",
+                             plan::roceLinuxSwitchUnit(p.request.roce, sw.name, switchPorts(sw)));
+    EXPECT_TRUE(ok) << said;
+    EXPECT_EQ(said, "");
 }

@@ -69,4 +69,15 @@ const std::vector<std::string>& roceConfigTables();
 std::vector<std::string> roceAgreement(const RoceQos& qos, const nlohmann::json& configDb,
                                        const std::string& dcbUnit, const std::string& ncclConf);
 
+// A Linux switch's RoCE QoS unit (twinrail-roce-qos.service, linux_qos.cpp): per port the
+// DCB lines a NIC gets (PFC on `priority`, the DSCP entries), an ETS root with the CNP
+// priority on a strict band and RoCE's on a DWRR band of its own, and RED with ECN on that
+// band at the plan's WRED thresholds; what mlxsw offloads to a Spectrum ASIC. The
+// headroom of the cable length and a PFC watchdog have no Linux equivalent.
+std::string roceLinuxSwitchUnit(const RoceQos& qos, const std::string& sw,
+                                const std::vector<RocePort>& ports);
+// Reads that unit back: the DCB lines as roceAgreement does, then per port the ETS bands
+// and the RED marking; every disagreement with `qos`, one line each.
+std::vector<std::string> roceLinuxSwitchAgreement(const RoceQos& qos, const std::string& unit);
+
 }  // namespace twinrail::plan
