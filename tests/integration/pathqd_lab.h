@@ -1,7 +1,8 @@
 // The dual-spine fabric (s1, s2, l1, l2, h1, h2) with real FRR, every fabric port shaped
-// to 100 Mbit/s (so utilisation and queues mean something on veth), and pathqd on each
-// switch: what the pathqd namespace tests (pathqd_fixture.h) and the soak bench
-// (bench/soak_bench.cpp) build. No test framework here: the caller checks.
+// to 100 Mbit/s (so utilisation and queues mean something on veth) and marking ECN as a
+// WRED profile does (lab::shapePort), and pathqd on each switch: what the pathqd namespace
+// tests (pathqd_fixture.h), the soak bench and the ECN bench build. No test framework
+// here: the caller checks.
 #pragma once
 
 #include <filesystem>
