@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -125,6 +126,8 @@ class EcnBench : twinrail::it::PathqdLab {
         pausePps_ = pauses ? 800 : 0;
         auto t0 = Clock::now();
         std::vector<double> late;
+        json series = json::array();  // [seconds since the load started, share]
+        series.push_back({0.0, out["share_before_percent"]});
         double minShare = 100;
         std::optional<double> movedAfter;
         while (Clock::now() - t0 < 40s) {
@@ -132,6 +135,7 @@ class EcnBench : twinrail::it::PathqdLab {
             double s = share("l1", kH2Net, "swp1");
             double at = std::chrono::duration<double>(Clock::now() - t0).count();
             minShare = std::min(minShare, s);
+            series.push_back({at, s});
             if (!movedAfter && s < 47) movedAfter = at;
             if (at >= 30) late.push_back(s);
         }
@@ -147,6 +151,7 @@ class EcnBench : twinrail::it::PathqdLab {
         out["share_last_10s_percent"] = median(late);
         out["share_min_percent"] = minShare;
         out["moved_below_47_after_s"] = movedAfter ? json(*movedAfter) : json(nullptr);
+        out["series"] = series;
         if (burst) {
             out["burst_running"] = burst->running();
             burst->stop();
@@ -237,6 +242,34 @@ class EcnBench : twinrail::it::PathqdLab {
     std::thread writer_;
 };
 
+// The three modes' shares over time, one line each: a .dat and a gnuplot PNG beside OUT.
+void plot(const json& modes, const std::string& out) {
+    const std::string base = out.substr(0, out.rfind('.'));
+    std::ofstream dat(base + ".dat");
+    dat << "# seconds";
+    for (const auto& m : modes) dat << "\t" << m["mode"].get<std::string>();
+    dat << "\n";
+    for (size_t i = 0; i < modes[0]["series"].size(); ++i) {
+        dat << modes[0]["series"][i][0].get<double>();
+        for (const auto& m : modes)
+            dat << "\t" << (i < m["series"].size() ? m["series"][i][1].get<double>() : NAN);
+        dat << "\n";
+    }
+    dat.close();
+    std::ofstream gp(base + ".gp");
+    gp << "set terminal pngcairo size 900,420\nset output '" << base << ".png'\n"
+       << "set title \"l1's share of h2's subnet through s1; s1 -> l2 marks ECN or is paused "
+          "from t=0\"\nset xlabel 'seconds'\nset ylabel 'percent'\nset yrange [38:52]\n"
+          "set grid\nset key bottom left\n"
+       << "plot '" << base
+       << ".dat' using 1:2 with steps lw 2 title 'ECN input on (ecn\\_ref 0.1)', "
+       << "'' using 1:3 with steps lw 2 title 'ECN input off (ecn\\_ref 0), same marks', "
+       << "'' using 1:4 with steps lw 2 title '800 pause frames/s received'\n";
+    gp.close();
+    auto r = lab::run({"gnuplot", base + ".gp"});
+    if (r.rc != 0) std::cerr << "gnuplot: " << r.err << "\n";
+}
+
 int benchMain(int argc, char** argv) {
     if (argc < 3) {
         std::cerr << "usage: ecn_bench PATHQD OUT.json\n";
@@ -261,6 +294,7 @@ int benchMain(int argc, char** argv) {
                 {"moved_points_pauses", movedPauses},
                 {"pass", pass}};
     std::ofstream(argv[2]) << report.dump(2) << "\n";
+    plot(modes, argv[2]);
     std::cout << (pass ? "PASS" : "FAIL") << ": through s1 " << on["share_before_percent"]
               << "% -> " << on["share_last_10s_percent"] << "% with the ECN input, "
               << off["share_before_percent"] << "% -> " << off["share_last_10s_percent"]
