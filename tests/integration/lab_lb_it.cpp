@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "lab_fixture.h"
 #include "twinrail/lab/measure.h"
@@ -130,14 +131,21 @@ TEST_F(LabLb, StaticRoutingPinsFallsBackReturnsAndSurvivesRestart) {
               table);
     auto [away, r4] = run(4);
     EXPECT_LT(away["swp4"], away["swp3"] / 20) << "not pinned while hostrouted was away";
-    lab::startService(name_, binaries(), "p1-leaf1", lab::Service::Hostrouted);
-    EXPECT_EQ(rules("p1-leaf1"), rulesBefore);
-    std::string log;  // the last line that says so
-    {
+    // The pinner's lines, oldest first: the new process says its own once its rule dump is
+    // in, which may be after READY (the rules stay in place meanwhile).
+    auto pinnerLines = [this] {
+        std::vector<std::string> lines;
         std::ifstream in(lab::PlanLab::stateDir(name_) + "/p1-leaf1/hostrouted.log");
         for (std::string line; std::getline(in, line);)
-            if (line.find("rules in place") != std::string::npos) log = line + "\n";
-    }
+            if (line.find("rules in place") != std::string::npos) lines.push_back(line + "\n");
+        return lines;
+    };
+    size_t linesBefore = pinnerLines().size();
+    lab::startService(name_, binaries(), "p1-leaf1", lab::Service::Hostrouted);
+    EXPECT_EQ(rules("p1-leaf1"), rulesBefore);
+    ASSERT_TRUE(lab::waitUntil([&] { return pinnerLines().size() > linesBefore; }, 10s, 50ms))
+        << "the restarted hostrouted never read its rules";
+    std::string log = pinnerLines().back();
     EXPECT_NE(log.find("2 rules in place"), std::string::npos) << log;
     EXPECT_NE(log.find(" 0 rule writes"), std::string::npos) << log;
     std::cout << "[figure] restart: " << log;
