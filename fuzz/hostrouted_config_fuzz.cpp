@@ -53,7 +53,11 @@ json render(const hr::Config& c) {
                    {"evpn_detour_table", std::to_string(c.evpnDetourTable)},
                    {"evpn_detour_priority", std::to_string(c.evpnDetourPriority)},
                    {"move_limit", std::to_string(c.moveLimit)},
-                   {"move_window", std::to_string(c.moveWindow.count())}};
+                   {"move_window", std::to_string(c.moveWindow.count())},
+                   {"hold_max_s", std::to_string(c.holdMax.count())}};
+    std::string prefixes;
+    for (const auto& p : c.fabricPrefixes) prefixes += (prefixes.empty() ? "" : ",") + p.str();
+    if (!prefixes.empty()) global["fabric_prefixes"] = prefixes;
     if (!c.evpnVty.empty()) global["evpn_vty"] = c.evpnVty;
     if (!c.evpnPeer.empty()) {
         global["evpn_peer"] = c.evpnPeer;

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -44,6 +45,52 @@ std::optional<std::string> badSocketPath(const std::string& path) {
     return std::nullopt;
 }
 
+// A prefix is written as its network (10.1.2.0/24): the kernel's route for it has that
+// destination, so 10.1.2.5/24 would never be found.
+bool isNetwork(const IpPrefix& p) {
+    const uint8_t* b = p.addr.data();
+    for (int bit = p.length; bit < p.addr.maxPrefixLen(); ++bit)
+        if ((b[bit / 8] & (0x80 >> (bit % 8))) != 0) return false;
+    return true;
+}
+
+// fabric_prefixes: "10.1.2.0/24,10.1.3.0/24" (spaces around the commas allowed).
+void parseFabricPrefixes(FieldReader& r, std::vector<IpPrefix>& out) {
+    constexpr size_t kMaxPrefixes = 4096;
+    auto text = r.text("fabric_prefixes");
+    if (!text) return;
+    std::vector<IpPrefix> found;
+    size_t start = 0;
+    while (start <= text->size()) {
+        size_t comma = text->find(',', start);
+        if (comma == std::string::npos) comma = text->size();
+        std::string item = text->substr(start, comma - start);
+        start = comma + 1;
+        auto b = item.find_first_not_of(' ');
+        auto e = item.find_last_not_of(' ');
+        item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+        if (item.empty()) {
+            if (text->find_first_not_of(' ') == std::string::npos) break;  // "": none
+            return r.fail("fabric_prefixes", "has an empty item (a stray comma)");
+        }
+        auto p = IpPrefix::parse(item);
+        if (!p || item.find('/') == std::string::npos) {
+            return r.fail("fabric_prefixes",
+                          "\"" + names::printable(item) + "\" is not a prefix (a.b.c.d/len)");
+        }
+        if (!isNetwork(*p)) {
+            return r.fail("fabric_prefixes", "\"" + names::printable(item) +
+                                                 "\" has host bits set; write its network");
+        }
+        if (std::find(found.begin(), found.end(), *p) != found.end())
+            return r.fail("fabric_prefixes", p->str() + " is listed twice");
+        if (found.size() == kMaxPrefixes)
+            return r.fail("fabric_prefixes", "lists more than 4096 prefixes");
+        found.push_back(*p);
+    }
+    out = std::move(found);
+}
+
 std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
     const std::string where = "HOSTROUTED|global";
     if (!row.is_object()) return ConfigError{where, "must be an object of fields"};
@@ -77,7 +124,9 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
                      "move_limit",
                      "move_window",
                      "platform",
-                     "advertise"});
+                     "advertise",
+                     "fabric_prefixes",
+                     "hold_max_s"});
     // zebra's `ip import-table` accepts 1-252; 253-255 are the kernel's own tables.
     r.integer("route_table", cfg.routeTable, 1, 252);
     // 186-198 are routing daemons' protocol numbers that zebra treats as its own.
@@ -154,6 +203,15 @@ std::optional<ConfigError> parseGlobal(const json& row, Config& cfg) {
             r.fail("advertise", "must be import-table, table-direct or network-table, not \"" +
                                     names::printable(*advertise) + "\"");
         }
+    }
+    parseFabricPrefixes(r, cfg.fabricPrefixes);
+    long long holdMax = cfg.holdMax.count();
+    r.integer("hold_max_s", holdMax, 1, 3600);
+    cfg.holdMax = std::chrono::seconds(holdMax);
+    if (!r.error && !cfg.fabricPrefixes.empty() && cfg.platform == Platform::Sonic) {
+        r.fail("fabric_prefixes",
+               "the host-port hold is Linux only: on SONiC it would be CONFIG_DB "
+               "PORT|<port> admin_status, which hostrouted does not write");
     }
     if (!r.error && cfg.keepalive.count() > 0 && cfg.holdtime < 2 * cfg.keepalive) {
         r.fail("holdtime",

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "binding_config.h"
+#include "twinrail/common/ip.h"
 #include "twinrail/service/config_fields.h"
 
 namespace twinrail::hostrouted {
@@ -76,6 +77,10 @@ struct Config {
     UnfreezeRequests unfreeze;
     Platform platform = Platform::Linux;
     Advertise advertise = Advertise::ImportTable;
+    // The host-port hold (port_hold.h): the prefixes a healthy leaf has from the fabric
+    // (none: the hold is off), and how long a partial set keeps the host ports down.
+    std::vector<IpPrefix> fabricPrefixes;
+    std::chrono::seconds holdMax{60};
 
     bool managesInterface(const std::string& ifname) const;
     bool operator==(const Config&) const = default;

@@ -82,8 +82,10 @@ void Daemon::start() {
     auto before = registry_.stats();
     if (!cfg_.uplinkPins.empty()) startPinner();  // before the links snapshot: it needs them
     if (cfg_.evpnMh) startEvpn();                 // its first view comes after the kernel snapshot
+    if (!cfg_.fabricPrefixes.empty()) startHold();  // before the links snapshot: it needs them
     monitor_->start();
     if (pinner_) pinner_->start();
+    if (holder_) holder_->start();
     const auto& after = registry_.stats();
     log::notice("start-up reconcile: ", adopted, " routes found in the kernel, ",
                 after.withdrawn - before.withdrawn, " removed (host gone), ",
@@ -108,10 +110,12 @@ void Daemon::start() {
                 return keys;
             });
         if (pinner_) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+        if (holder_) holder_->attachStateDb(*stateDb_, options_.stateDbSeparator);
         if (cfg_.advertise == Advertise::NetworkTable) startNetworkTable();
         stateDb_->onConnected([this] {
             if (networkTable_) networkTable_->resyncAll();
             if (pinner_) pinner_->resyncState();
+            if (holder_) holder_->stateDbConnected();
             hostTable_->resyncAll();
             foreignTable_->resyncAll();
             claimTable_->resyncAll();
@@ -147,7 +151,8 @@ void Daemon::stop() {
     if (auditor_) auditor_->stop();
     frr_.stopWatching();
     if (pinner_) pinner_->stop();
-    guard_.stop();  // the filters stay: a restart must not open the ports
+    if (holder_) holder_->stop();  // held ports stay down, as routes stay in place
+    guard_.stop();                 // the filters stay: a restart must not open the ports
     if (evpn_) evpn_->stop();
     if (stateDb_ != nullptr) stateDb_->stop();
 }
@@ -178,6 +183,7 @@ void Daemon::applyConfig(const Config& next) {
             policyWriter_.reset();
         }
     }
+    applyHoldConfig();
     registry_.setLimits(limitsOf(cfg_));
     registry_.setLiveness(livenessOf(cfg_), Clock::now());
     registry_.setMoveGuard(movesOf(cfg_));
@@ -218,6 +224,7 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
                 claimTable_->markDirty(ip.str() + options_.stateDbSeparator + link.name);
         }
         registry_.portDown(link.ifindex, Clock::now());
+        if (holder_ && !inSnapshot_) holder_->portsChanged(ports_);
         return;
     }
     Port& port = ports_[link.ifindex];
@@ -227,6 +234,7 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     guardPort(link.name);
     bool isUp = port.link.operUp && port.managed;
     if (inSnapshot_) return;
+    if (holder_) holder_->portsChanged(ports_);
     // An ES port's loss withdraws its hosts at once, before FRR's next read says so.
     if (evpn_ && !port.managed && operBefore != link.operUp) evpn_->portsChanged();
     if (wasUp && !isUp) {
@@ -234,6 +242,7 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
         registry_.portDown(link.ifindex, Clock::now());
     } else if (!wasUp && isUp) {
         requestSnapshot("port " + link.name + " up");
+        askBoundHosts(port);
     }
 }
 
@@ -316,6 +325,7 @@ void Daemon::onSnapshotEnd() {
     registry_.endSnapshot(Clock::now());
     portsBeforeSnapshot_.reset();
     inSnapshot_ = false;
+    if (holder_) holder_->portsChanged(ports_);
 }
 
 void Daemon::onSnapshotAborted() {

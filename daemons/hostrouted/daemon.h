@@ -21,6 +21,7 @@
 #include "host_registry.h"
 #include "import_auditor.h"
 #include "network_table.h"
+#include "port_holder.h"
 #include "ports.h"
 #include "prober.h"
 #include "proxy_settings.h"
@@ -109,6 +110,8 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void expireClaims(TimePoint now);
     // ARP/ND a host sent, seen before tc ingress: proof of life, or a claim to refuse.
     void onHeard(int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac);
+    // A managed port came up: ARP/ND for the addresses bound to it that are not routed.
+    void askBoundHosts(const Port& port);
     std::optional<redis::Fields> claimRowFor(const std::string& key) const;
     std::vector<std::string> allClaimKeys() const;
     std::string portName(int ifindex) const;
@@ -120,6 +123,9 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     void publishStats();
     PinSettings pinSettings() const;
     void startPinner();
+    // The host-port hold (port_holder.h): started with fabric_prefixes, Linux only.
+    void startHold();
+    void applyHoldConfig();
     void countRedisError(const redis::Value& reply);
     std::optional<redis::Fields> hostRowFor(const std::string& key) const;
     std::vector<std::string> allHostKeys() const;
@@ -155,7 +161,8 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<redis::StateTable> claimTable_;
     std::unique_ptr<netlink::PolicyWriter> policyWriter_;  // with uplink pins only
     std::unique_ptr<UplinkPinner> pinner_;
-    std::unique_ptr<EvpnMh> evpn_;  // with evpn_mh only
+    std::unique_ptr<PortHolder> holder_;  // with fabric_prefixes only
+    std::unique_ptr<EvpnMh> evpn_;        // with evpn_mh only
     BridgeFdb fdb_;
     // Each member's VLANs, as the kernel last listed them (no entry: never listed, as on a
     // VLAN-unaware bridge, where any VLAN counts).

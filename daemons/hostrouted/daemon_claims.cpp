@@ -118,6 +118,20 @@ std::optional<std::string> Daemon::esTrustRefusal(const IpAddr& ip, int svi,
     return "refused: " + reason;
 }
 
+void Daemon::askBoundHosts(const Port& port) {
+    // A port back up (after the host-port hold, or a cable) has lost its neighbors, and
+    // a bonded host sees no reason to speak again: its planned hosts are asked at once,
+    // and an answer from a bound address routes it (onHeard).
+    if (evpn_ || isSvi(port)) return;
+    for (const auto& ip : bindings_.boundTo(port.link.name)) {
+        if (registry_.find(ip) != nullptr) continue;
+        HostRecord ask;
+        ask.ip = ip;
+        ask.ifindex = port.link.ifindex;
+        sendProbe(ask);
+    }
+}
+
 void Daemon::onHeard(int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac) {
     auto now = Clock::now();
     registry_.hostSeen(ifindex, ip, mac, now);
@@ -136,8 +150,10 @@ void Daemon::onHeard(int ifindex, const IpAddr& ip, const std::optional<MacAddr>
     // was already there (STALE stays STALE), so what is heard is the claim. It is a move
     // once the holder stops answering, a refused duplicate before. (EVPN-MH decides its
     // SVI hosts from the kernel and FRR together: es_attachment.h.)
+    // A bound address heard on its own port with no record yet (it answered
+    // askBoundHosts, or spoke before the kernel's neighbor event) is routed from here too.
     const HostRecord* rec = registry_.find(ip);
-    if (evpn_ || rec == nullptr || rec->ifindex == ifindex) return;
+    if (evpn_ || (rec == nullptr ? b != BindingVerdict::Bound : rec->ifindex == ifindex)) return;
     InterfaceView view{port.managed, port.link.operUp, port.addresses};
     if (!classifyNeighbor(heard, false, view, own_, PolicyOptions{cfg_.ipv4, cfg_.ipv6}).accept)
         return;

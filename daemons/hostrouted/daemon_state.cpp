@@ -17,6 +17,37 @@ void Daemon::startPinner() {
     pinner_ = std::make_unique<UplinkPinner>(io_, pinSettings(), *policyWriter_, edges_.routeFeed);
 }
 
+void Daemon::startHold() {
+    if (!edges_.links) {
+        log::warning("host-port hold: no link control here; fabric_prefixes ignored");
+        return;
+    }
+    holder_ = std::make_unique<PortHolder>(io_, HoldSettings{cfg_.fabricPrefixes, cfg_.holdMax},
+                                           *edges_.links, edges_.routeFeed);
+}
+
+void Daemon::applyHoldConfig() {
+    HoldSettings next{cfg_.fabricPrefixes, cfg_.holdMax};
+    if (holder_) return holder_->setSettings(std::move(next));
+    if (next.prefixes.empty()) return;
+    try {
+        // Turned on while running: judged on the routes the leaf has now, not held as at
+        // start-up (port_hold.h).
+        startHold();
+        if (!holder_) return;
+        holder_->start();
+        if (stateDb_ != nullptr) {
+            holder_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+            if (stateDb_->connected()) holder_->stateDbConnected();
+        }
+        holder_->portsChanged(ports_);
+    } catch (const std::exception& e) {
+        // Host routes go on; the hold is tried again with the next config.
+        log::error("host-port hold not started: ", e.what());
+        holder_.reset();
+    }
+}
+
 void Daemon::startEvpn() {
     EvpnMh::Hooks hooks{
         [this](const IpAddr& ip, int svi, const std::optional<MacAddr>& mac, Source source,

@@ -26,6 +26,7 @@ Edges realEdges(boost::asio::io_context& io, const RealEdgeOptions& options) {
     }
     e.tc = std::make_unique<ProcessRunner>(io, ProcessOptions{{Capability::NetAdmin}});
     e.policyWriter = [&io] { return std::make_unique<netlink::KernelPolicyWriter>(io); };
+    e.links = std::make_unique<KernelLinkControl>();
     e.routeFeed = [&io](std::set<uint32_t> tables, netlink::RouteFeed::OnChange onChange) {
         return std::make_unique<netlink::RouteWatch>(io, std::move(tables), std::move(onChange));
     };

@@ -22,6 +22,22 @@
 
 namespace twinrail::hostrouted {
 
+// Links' admin state (the host-port hold, port_holder.h): IFF_UP set or cleared through
+// rtnetlink. The kernel answers at once (no I/O behind it), as route writes do; the new
+// state reaches the daemon as a link event, like anyone else's change.
+class LinkControl {
+  public:
+    virtual ~LinkControl() = default;
+    // 0, or the errno the kernel answered (ENODEV: no such link).
+    virtual int setLinkUp(const std::string& name, bool up) = 0;
+};
+
+// The real one: one RTM_NEWLINK with ifi_change IFF_UP per call, acknowledged.
+class KernelLinkControl final : public LinkControl {
+  public:
+    int setLinkUp(const std::string& name, bool up) override;
+};
+
 struct Edges {
     // Links, addresses and neighbors (events and snapshots).
     netlink::KernelEventsFactory kernel;
@@ -43,6 +59,8 @@ struct Edges {
     std::function<std::unique_ptr<netlink::PolicyWriter>()> policyWriter;
     // The main table, as the uplink pinner follows it.
     netlink::RouteFeedFactory routeFeed;
+    // Host ports' admin state, for the host-port hold. Null: the hold is never applied.
+    std::unique_ptr<LinkControl> links;
     // Where the per-port kernel settings (proxy_arp, proxy_ndp, proxy_delay) live.
     std::string sysctlRoot = "/proc/sys";
 };

@@ -7,6 +7,9 @@
 
 #include <chrono>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #include "lab_fixture.h"
 
@@ -94,6 +97,92 @@ TEST_F(LabFaults, FrrRestartOnALeafBringsItsHostsBackByThemselves) {
     }
     auto stats = redisCli("p1-leaf1", {"HGETALL", "HOST_ROUTE_STATS|global"});
     EXPECT_NE(stats.find("frr_audit\nok"), std::string::npos) << stats;
+}
+
+// The host-port hold (hostrouted's fabric_prefixes): a leaf whose links all went down and
+// come back keeps its host ports down until its kernel has every fabric prefix, so that
+// no bonded server sends into a leaf that cannot forward yet. `restore` leaves the held
+// ports down (as a NOS whose config holds them); hostrouted raises them.
+TEST_F(LabFaults, RestoredLeafHoldsItsHostPortsUntilItHasTheFabricPrefixes) {
+    const std::string leaf = "p1-leaf1";
+    auto cfg = nlohmann::json::parse(
+        lab::run({"cat", lab::PlanLab::stateDir(name_) + "/" + leaf + "/config_db.json"}).out);
+    std::vector<std::string> prefixes, hostPorts;
+    std::istringstream list(cfg["HOSTROUTED"]["global"].value("fabric_prefixes", ""));
+    for (std::string p; std::getline(list, p, ',');) prefixes.push_back(p);
+    for (const auto& [port, row] : cfg["HOSTROUTED_INTERFACE"].items()) hostPorts.push_back(port);
+    ASSERT_FALSE(prefixes.empty()) << "the planner wrote no fabric_prefixes for " << leaf;
+    auto adminUp = [&](const std::string& port) {
+        auto out = lab::inNodeRun(name_, leaf, {"ip", "-o", "link", "show", port}).out;
+        auto flags = out.substr(0, out.find('>'));
+        return flags.find(",UP") != std::string::npos || flags.find("<UP") != std::string::npos;
+    };
+    auto allUp = [&] {
+        for (const auto& p : hostPorts)
+            if (!adminUp(p)) return false;
+        return true;
+    };
+    auto fabricRouted = [&] {
+        for (const auto& p : prefixes) {
+            if (lab::inNodeRun(name_, leaf, {"ip", "route", "show", p}).out.find("proto bgp") ==
+                std::string::npos)
+                return false;
+        }
+        return true;
+    };
+    auto held = [&] {
+        for (const auto& p : hostPorts) {
+            if (redisCli(leaf, {"HGET", "HOST_PORT_HOLD_TABLE|" + p, "state"}) != "held\n")
+                return false;
+        }
+        return true;
+    };
+    // The lab is up: the leaf has its routes, and its host ports are up.
+    ASSERT_TRUE(lab::waitUntil([&] { return fabricRouted() && allUp(); }, 60s, 200ms));
+    lab::failNode(name_, leaf);
+    ASSERT_TRUE(lab::waitUntil(held, 30s, 100ms))
+        << "hostrouted did not record the host ports as held\n"
+        << redisCli(leaf, {"KEYS", "HOST_PORT_HOLD_TABLE*"});
+    // restore returns once the NICs have announced, which they do when their links come
+    // up, at the release: the ports are watched meanwhile.
+    auto t0 = Clock::now();
+    std::string restoreError;
+    std::thread restore([this, &leaf, &restoreError] {
+        try {
+            lab::restoreNode(name_, binaries(), leaf);
+        } catch (const std::exception& e) {
+            restoreError = e.what();
+        }
+    });
+    std::optional<double> routedAt, releasedAt;
+    bool early = false;
+    lab::waitUntil(
+        [&] {
+            bool routedNow = fabricRouted();
+            bool upNow = allUp();
+            if (routedNow && !routedAt) routedAt = secondsSince(t0);
+            if (upNow && !releasedAt) releasedAt = secondsSince(t0);
+            early = early || (upNow && !routedAt);
+            return routedAt && releasedAt;
+        },
+        60s, 50ms);
+    restore.join();
+    EXPECT_EQ(restoreError, "");
+    std::cout << "[figure] leaf restore: fabric prefixes in p1-leaf1's kernel after "
+              << routedAt.value_or(-1) << " s, host ports released after "
+              << releasedAt.value_or(-1) << " s\n";
+    ASSERT_TRUE(releasedAt) << "the host ports were never released\n"
+                            << redisCli(leaf, {"HGETALL", "HOST_PORT_HOLD_TABLE|swp1"});
+    EXPECT_FALSE(early) << "a host port came up before the leaf had every fabric prefix";
+    EXPECT_EQ(redisCli(leaf, {"HGET", "HOST_PORT_HOLD_TABLE|" + hostPorts[0], "state"}),
+              "released\n");
+    // The hosts behind the released ports are reachable through both planes again.
+    std::string failed;
+    bool all = lab::waitUntil(
+        [&] { return (failed = pingEveryPlane(name_, lab_->plan())).empty(); }, 60s, 1s);
+    std::cout << "[figure] leaf restore: all-to-all through both planes after " << secondsSince(t0)
+              << " s\n";
+    EXPECT_TRUE(all) << failed;
 }
 
 // pathqd's route-maps are run-time config that a restarted bgpd does not have: they are

@@ -13,6 +13,7 @@
 
 #include "daemon.h"
 #include "twinrail_fakes/frr.h"
+#include "twinrail_fakes/hostrouted_links.h"
 #include "twinrail_fakes/hostrouted_prober.h"
 #include "twinrail_fakes/kernel.h"
 #include "twinrail_fakes/redis.h"
@@ -129,6 +130,7 @@ class HostroutedHarness : public ::testing::Test {
         e.frr = std::move(f);
         auto db = std::make_unique<fakes::FakeRedis>(io);
         redis = db.get();
+        redis->hashes = seedStateDb;
         e.stateDb = std::move(db);
         auto t = std::make_unique<fakes::FakeRunner>(io);
         tc = t.get();
@@ -139,9 +141,15 @@ class HostroutedHarness : public ::testing::Test {
             return w;
         };
         e.routeDumper = [this] { return std::make_unique<fakes::FakeRouteDumper>(io, *routes); };
-        e.routeFeed = [](std::set<uint32_t> tables, netlink::RouteFeed::OnChange onChange) {
-            return std::make_unique<fakes::FakeRouteFeed>(std::move(tables), std::move(onChange));
+        e.routeFeed = [this](std::set<uint32_t> tables, netlink::RouteFeed::OnChange onChange) {
+            auto feed =
+                std::make_unique<fakes::FakeRouteFeed>(std::move(tables), std::move(onChange));
+            feeds.push_back(feed.get());
+            return feed;
         };
+        auto l = std::make_unique<fakes::FakeLinkControl>(io, kernel);
+        links = l.get();
+        e.links = std::move(l);
         e.sysctlRoot = sysctl.root();
         daemon = std::make_unique<Daemon>(io, cfg, options, std::move(e));
         daemon->start();
@@ -177,6 +185,8 @@ class HostroutedHarness : public ::testing::Test {
     SysctlTree sysctl;
     std::vector<netlink::NeighborEntry> seedNeighbors;
     std::vector<netlink::HostRoute> leftoverRoutes;
+    // STATE_DB as a previous run left it.
+    std::map<std::string, std::map<std::string, std::string>> seedStateDb;
     fakes::FakeKernel* kernel = nullptr;
     fakes::FakeRouteTable* routes = nullptr;
     fakes::FakeHostProber* prober = nullptr;
@@ -184,6 +194,8 @@ class HostroutedHarness : public ::testing::Test {
     fakes::FakeRedis* redis = nullptr;
     fakes::FakeRunner* tc = nullptr;
     std::vector<fakes::FakePolicyWriter*> writers;
+    std::vector<fakes::FakeRouteFeed*> feeds;  // every route feed made, in order
+    fakes::FakeLinkControl* links = nullptr;
     std::unique_ptr<Daemon> daemon;
 };
 

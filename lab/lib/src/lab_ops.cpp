@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -15,6 +16,8 @@
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/sonic_target.h"
+#include "twinrail/redis/sonic_db.h"
+#include "twinrail/redis/sync_reader.h"
 
 namespace twinrail::lab {
 namespace fs = std::filesystem;
@@ -74,6 +77,29 @@ std::vector<std::string> portsOf(const std::string& lab, const std::string& node
     std::istringstream in(inNodeRun(lab, node, {"ls", "/sys/class/net"}).out);
     for (std::string n; in >> n;)
         if (n != "lo") out.push_back(n);
+    return out;
+}
+
+// The ports a switch's hostrouted holds down (STATE_DB HOST_PORT_HOLD_TABLE, state held):
+// a restored NOS whose configuration holds them leaves them down, and hostrouted raises
+// them when the leaf has its routes back. None when the node has no Redis (a NIC) or it
+// cannot be read: the ports come up as before.
+std::set<std::string> heldPorts(const std::string& lab, const std::string& node) {
+    const std::string dir = PlanLab::stateDir(lab) + "/" + node;
+    redis::Endpoint endpoint;
+    endpoint.unixSocket = dir + "/redis.sock";
+    if (!fs::exists(endpoint.unixSocket)) return {};
+    redis::DbLocation at{6, '|', endpoint};  // the Linux layout: hostrouted's defaults
+    if (fs::exists(dir + "/database_config.json"))
+        at = redis::resolveDb("STATE_DB", endpoint, dir + "/database_config.json");
+    redis::SyncReader conn;
+    if (conn.connect(at.endpoint, at.id)) return {};
+    const std::string table = std::string("HOST_PORT_HOLD_TABLE") + at.separator;
+    std::set<std::string> out;
+    for (const auto& key : conn.keys(table + "*")) {
+        auto row = conn.hash(key);
+        if (row["state"] == "held") out.insert(key.substr(table.size()));
+    }
     return out;
 }
 
@@ -145,9 +171,11 @@ void restoreNode(const std::string& lab, const LabBinaries& bins, const std::str
     auto [node, port] = labTarget(lab, target);
     std::vector<std::string> ports =
         port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
+    auto held = heldPorts(lab, node);
     std::vector<Argv> cmds;
     cmds.reserve(ports.size());
-    for (const auto& p : ports) cmds.push_back({"ip", "link", "set", p, "up"});
+    for (const auto& p : ports)
+        if (held.count(p) == 0) cmds.push_back({"ip", "link", "set", p, "up"});
     auto r = inNodeAll(lab, node, cmds);
     if (r.rc != 0) throw std::runtime_error("cannot restore " + target + ": " + r.out);
     // Each NIC on a restored link announces itself on it, as a NIC does on link up.
@@ -248,6 +276,27 @@ void swapNicCables(const std::string& lab, const LabBinaries& bins, const std::s
     }
 }
 
+namespace {
+
+// A NIC sees its link come up when the leaf's port does: while the leaf's hostrouted
+// holds that port down (the host-port hold), a NIC has nothing to announce on. Waits until
+// none of `leafPorts` (leaf, port) is held, for as long as a hold may last with some
+// routes (hold_max_s, 60 s) and a little more; after that it announces anyway.
+void waitUntilReleased(const std::string& lab,
+                       const std::set<std::pair<std::string, std::string>>& leafPorts) {
+    auto released = [&lab, &leafPorts] {
+        std::map<std::string, std::set<std::string>> held;
+        for (const auto& [leaf, port] : leafPorts) {
+            if (held.count(leaf) == 0) held[leaf] = heldPorts(lab, leaf);
+            if (held[leaf].count(port) != 0) return false;
+        }
+        return true;
+    };
+    waitUntil(released, 70s, 100ms);
+}
+
+}  // namespace
+
 void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Plan& p,
                 const std::string& node, const std::vector<std::string>& ports) {
     std::set<std::string> onPorts(ports.begin(), ports.end());
@@ -267,6 +316,13 @@ void announceOn(const std::string& lab, const LabBinaries& bins, const plan::Pla
                 // A bonded NIC announces through its bond, whose dual-send sends the ARP on
                 // every port that has a link; a routed NIC on the port itself.
                 bool bonded = p.request.attach != plan::Attach::Routed;
+                // A bond announces on every port with a link: all of them, up first.
+                std::set<std::pair<std::string, std::string>> leafPorts{{np.leaf, np.leafPort}};
+                if (bonded) {
+                    for (const auto& other : nic.ports)
+                        leafPorts.insert({other.leaf, other.leafPort});
+                }
+                waitUntilReleased(lab, leafPorts);
                 const std::string target =
                     sonicPeers ? plan::sonicRoutedPeer(*rs, np.plane) : rs->gateway;
                 auto a = inNodeRun(

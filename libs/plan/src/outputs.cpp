@@ -261,6 +261,18 @@ json configDb(const Plan& plan, const Switch& sw) {
         return db;
     }
     db["HOSTROUTED"]["global"] = {{"ipv6", "false"}, {"proxy_arp", oneGateway ? "true" : "false"}};
+    // The host-port hold: a healthy leaf has every other leaf's rail subnet of its plane.
+    auto own = subnetsOf(plan, sw);
+    std::string list;
+    for (const auto& o : plan.switches) {
+        if (o.spine || o.plane != sw.plane || o.name == sw.name) continue;
+        for (const auto* rs : subnetsOf(plan, o)) {
+            if (std::find(own.begin(), own.end(), rs) != own.end()) continue;
+            list += (list.empty() ? "" : ",") + rs->prefix;
+            own.push_back(rs);  // once each
+        }
+    }
+    if (!list.empty()) db["HOSTROUTED"]["global"]["fabric_prefixes"] = list;
     // Every NIC address the plan puts behind one of this leaf's ports, bound to that port:
     // hostrouted routes it nowhere else, and learns nothing else there (binding_config.h).
     for (const auto& srv : plan.servers) {

@@ -125,6 +125,11 @@ class FakeKernel final : public netlink::KernelEvents {
         observer_.onBurstEnd();
     }
     bool started() const { return started_; }
+    const netlink::LinkState* linkNamed(const std::string& name) const {
+        for (const auto& [i, l] : links_)
+            if (l.name == name) return &l;
+        return nullptr;
+    }
 
   private:
     void event(const std::function<void()>& deliver) {
