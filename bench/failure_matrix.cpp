@@ -7,9 +7,11 @@
 // end, 10 s or more after the event), packets lost; and the same traffic with no event,
 // as the baseline. Writes bench/results/failure_matrix.json, a .dat and a PNG (gnuplot).
 //
-// usage: failure_matrix TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [MODES] [PLANESTEER]
-//   MODES: comma-separated of bond, routed, bond+steer, evpn-mh (default: all four)
-//        failure_matrix --plot OUT.json   (draws the chart again from a result)
+// usage: failure_matrix TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [MODES] [PLANESTEER] [BEFORE.json]
+//   MODES: comma-separated of bond, routed, evpn-mh (each as the planner ships it: bonded
+//          NICs with planesteer), bond-alone, evpn-mh-alone (without it); default the first
+//          three. BEFORE.json: an older result drawn beside this one in the heat map.
+//        failure_matrix --plot OUT.json [BEFORE.json]   (draws the charts again)
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,17 +94,41 @@ json summarise(const json& reports) {
 
 json detourGoodput(const lab::LabBinaries& bins);
 
+// planesteer's probes per second on each NIC over the mode's run, from the counters it
+// logs every minute (echo_sent, arp_sent: cumulative), and their sum per server.
+json probeCost(const plan::Plan& p) {
+    json out{{"per_nic", json::object()}, {"per_server", json::object()}};
+    for (const auto& srv : p.servers) {
+        double server = 0;
+        for (const auto& nic : srv.nics) {
+            std::string node = lab::PlanLab::nicNode(srv, nic);
+            std::ifstream in(lab::PlanLab::stateDir(kLab) + "/" + node + "/planesteer.log");
+            std::vector<double> sent;
+            for (std::string line; std::getline(in, line);) {
+                auto e = line.find("echo_sent="), a = line.find("arp_sent=");
+                if (e == std::string::npos || a == std::string::npos) continue;
+                sent.push_back(std::stod(line.substr(e + 10)) + std::stod(line.substr(a + 9)));
+            }
+            if (sent.size() < 2) continue;
+            double rate =
+                (sent.back() - sent.front()) / (60.0 * static_cast<double>(sent.size() - 1));
+            out["per_nic"][node] = rate;
+            server += rate;
+        }
+        out["per_server"][srv.name] = server;
+    }
+    return out;
+}
+
 json runMode(const std::string& mode, const lab::LabBinaries& bins, const std::string& steer) {
     auto r = lab::defaultLabRequest();
-    r.attach = mode == "routed"    ? plan::Attach::Routed
-               : mode == "evpn-mh" ? plan::Attach::EvpnMh
-                                   : plan::Attach::Bond;
+    r.attach = mode == "routed"                               ? plan::Attach::Routed
+               : mode == "evpn-mh" || mode == "evpn-mh-alone" ? plan::Attach::EvpnMh
+                                                              : plan::Attach::Bond;
     auto p = std::get<plan::Plan>(plan::buildPlan(r));
     lab::PlanLab l(kLab, p, bins);
     l.up();
-    if (mode == "bond+steer") {
-        lab::startPlaneSteers(kLab, p, steer);
-    }
+    if (mode.find("-alone") == std::string::npos) lab::startPlaneSteers(kLab, p, steer);
     std::this_thread::sleep_for(5s);  // pathqd's first levels, probes settled
     // srv1-nic1 is the failed attachment: port1 on p1-leaf1, whose uplink swp3 goes to
     // p1-spine1.
@@ -143,7 +169,9 @@ json runMode(const std::string& mode, const lab::LabBinaries& bins, const std::s
             std::this_thread::sleep_for(3s);
         }
     }
-    if (mode == "evpn-mh") out["detour_goodput"] = detourGoodput(bins);
+    if (r.attach == plan::Attach::EvpnMh) out["detour_goodput"] = detourGoodput(bins);
+    if (mode.find("-alone") == std::string::npos && r.attach != plan::Attach::Routed)
+        out["probes_per_second"] = probeCost(p);
     lab::PlanLab::down(kLab);
     return out;
 }
@@ -248,27 +276,94 @@ bool plot(const json& modes, const std::string& base) {
     return true;
 }
 
+// One heat map a person reads at a glance: a row per event and direction, a column per
+// mode (an older result's first, marked "before"), each cell the p95 silence in ms and the
+// flows never recovered; green at most 20 ms (a hitless restore), yellow at most 250 ms
+// (issue 24's bound for a failure), red beyond or with a flow lost.
+bool heatmap(const json& modes, const json& before, const std::string& base) {
+    std::vector<std::pair<std::string, const json*>> columns;
+    for (const auto& m : before)
+        columns.emplace_back("before\\n" + m["mode"].get<std::string>(), &m);
+    for (const auto& m : modes) columns.emplace_back(m["mode"].get<std::string>(), &m);
+    std::ofstream dat(base + "_heat.dat");
+    std::ostringstream ytics;
+    const auto& events = modes[0]["events"];
+    int row = 0;
+    for (size_t e = 0; e <= events.size(); ++e) {
+        for (const char* d : kDirections) {
+            std::string name = e == 0 ? "baseline" : events[e - 1]["event"].get<std::string>();
+            ytics << (row ? ", " : "") << "\"" << name << ", " << d << "\" " << row;
+            for (size_t c = 0; c < columns.size(); ++c) {
+                const json& m = *columns[c].second;
+                const json& cell = e == 0 ? m["baseline"][d] : m["events"][e - 1][d];
+                double p95 = cell.value("silence_p95_ms", 0.0);
+                int lost = cell.value("flows_not_recovered", 0);
+                double colour = lost > 0 ? 4.3 : std::log10(std::max(1.0, p95));
+                std::ostringstream label;
+                label << std::lround(p95)
+                      << (lost > 0 ? ", " + std::to_string(lost) + " dead" : "");
+                dat << c << "\t" << row << "\t" << colour << "\t" << label.str() << "\n";
+            }
+            ++row;
+        }
+    }
+    dat.close();
+    std::ostringstream xtics;
+    for (size_t c = 0; c < columns.size(); ++c)
+        xtics << (c ? ", " : "") << "\"" << columns[c].first << "\" " << c;
+    std::ofstream gp(base + "_heat.gp");
+    gp << "set terminal pngcairo size " << 420 + 130 * columns.size() << "," << 120 + 26 * row
+       << " font ',9'\nset output '" << base << "_heat.png'\n"
+       << "set datafile separator '\\t'\nset title \"Failure matrix: p95 of each flow's longest "
+          "silence, ms (and flows never recovered)\\ngreen <= 20 ms, yellow <= 250 ms, red beyond "
+          "or a flow lost\"\nunset key\nunset colorbox\nset xtics scale 0 ("
+       << xtics.str() << ")\n"
+       << "set bmargin 4\nset ytics scale 0 (" << ytics.str() << ")\n"
+       << "set xrange [-0.5:" << static_cast<double>(columns.size()) - 0.5 << "]\nset yrange ["
+       << row - 0.5 << ":-0.5]\nset cbrange [0:4.3]\n"
+       << "set palette defined (0 '#1a9850', 1.3 '#a6d96a', 1.31 '#fee08b', 2.4 '#fdae61', "
+          "2.41 '#f46d43', 4.3 '#a50026')\n"
+       << "plot '" << base << "_heat.dat' using 1:2:3 with image, '' using 1:2:4 with labels\n";
+    gp.close();
+    if (!onPath("gnuplot")) return false;
+    auto r = lab::run({"gnuplot", base + "_heat.gp"});
+    if (r.rc != 0) {
+        std::cerr << "gnuplot: " << r.err << "\n";
+        return false;
+    }
+    std::cout << "wrote " << base << "_heat.png\n";
+    return true;
+}
+
+json readResult(const std::string& path) {
+    std::ifstream in(path);
+    auto j = json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.contains("modes"))
+        throw std::runtime_error(path + ": not a failure matrix result");
+    return j;
+}
+
 }  // namespace
 
 static int benchMain(int argc, char** argv) {
-    if (argc == 3 && std::string(argv[1]) == "--plot") {  // redraw from a result file
-        std::ifstream in(argv[2]);
-        auto j = json::parse(in, nullptr, false);
-        if (j.is_discarded() || !j.contains("modes")) {
-            std::cerr << argv[2] << ": not a failure matrix result\n";
-            return 66;
-        }
+    if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--plot") {  // redraw a result
+        json j = readResult(argv[2]);
+        json before = argc == 4 ? readResult(argv[3])["modes"] : json::array();
         std::string path = argv[2];
-        return plot(j["modes"], path.substr(0, path.rfind(".json"))) ? 0 : 70;
+        std::string base = path.substr(0, path.rfind(".json"));
+        bool bars = plot(j["modes"], base);
+        return heatmap(j["modes"], before, base) && bars ? 0 : 70;
     }
     if (argc < 5) {
         std::cerr << "usage: failure_matrix TWINRAIL_LAB HOSTROUTED PATHQD OUT.json [MODES] "
-                     "[PLANESTEER]\n       failure_matrix --plot OUT.json\n";
+                     "[PLANESTEER] [BEFORE.json]\n       failure_matrix --plot OUT.json "
+                     "[BEFORE.json]\n";
         return 64;
     }
     lab::LabBinaries bins{argv[2], argv[3], argv[1], "twinrail"};
-    std::string modesArg = argc > 5 ? argv[5] : "bond,routed,bond+steer,evpn-mh";
+    std::string modesArg = argc > 5 ? argv[5] : "bond,routed,evpn-mh";
     std::string steer = argc > 6 ? argv[6] : "planesteer";
+    json before = argc > 7 ? readResult(argv[7])["modes"] : json::array();
     json modes = json::array();
     std::stringstream in(modesArg);
     for (std::string m; std::getline(in, m, ',');) modes.push_back(runMode(m, bins, steer));
@@ -280,7 +375,8 @@ static int benchMain(int argc, char** argv) {
     std::ofstream(path) << out.dump(2) << "\n";
     std::string base = path.substr(0, path.rfind(".json"));
     std::cout << "wrote " << path << "\n";
-    return plot(modes, base) ? 0 : 70;
+    bool bars = plot(modes, base);
+    return heatmap(modes, before, base) && bars ? 0 : 70;
 }
 
 int main(int argc, char** argv) {

@@ -49,7 +49,8 @@ fi
 if [ "$what" = all ] || [ "$what" = matrix ]; then
   build/bench/failure_matrix "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
-    bench/results/failure_matrix.json bond,routed,bond+steer,evpn-mh "$PWD/build/daemons/planesteer/planesteer"
+    bench/results/failure_matrix.json bond,routed,evpn-mh "$PWD/build/daemons/planesteer/planesteer" \
+    bench/results/failure_matrix_before.json
 fi
 if [ "$what" = all ] || [ "$what" = soak-bench ]; then
   build/bench/soak_bench "$PWD/build/lab/tool/twinrail-lab" \

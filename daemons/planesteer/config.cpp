@@ -21,12 +21,20 @@ std::variant<Config, service::ConfigError> parseConfig(const nlohmann::json& doc
             service::FieldReader r{it.value(), where, std::nullopt};
             if (!it.value().is_object())
                 return service::ConfigError{where, "must be an object of fields"};
-            r.rejectUnknown({"interval_ms", "misses", "max_peers", "max_onlink_peers",
+            r.rejectUnknown({"interval_ms", "misses", "active_interval_ms", "active_window_ms",
+                             "max_active_peers", "max_peers", "max_onlink_peers",
                              "max_remote_peers", "remote_idle_s", "sample_one_in"});
             long long ms = c.steer.interval.count();
             r.integer("interval_ms", ms, 20, 10000);
             c.steer.interval = std::chrono::milliseconds(ms);
             r.integer("misses", c.steer.misses, 1, 100);
+            long long activeMs = c.steer.activeInterval.count();
+            r.integer("active_interval_ms", activeMs, 5, 10000);
+            c.steer.activeInterval = std::chrono::milliseconds(activeMs);
+            long long windowMs = c.activeWindow.count();
+            r.integer("active_window_ms", windowMs, 100, 60000);
+            c.activeWindow = std::chrono::milliseconds(windowMs);
+            r.integer("max_active_peers", c.maxActivePeers, 0, kMaxPeerCap);
             // max_peers, from before the two budgets, caps each kind unless told apart.
             size_t legacyMax = 0;
             r.integer("max_peers", legacyMax, 1, kMaxPeerCap);
@@ -42,6 +50,14 @@ std::variant<Config, service::ConfigError> parseConfig(const nlohmann::json& doc
                 return service::ConfigError{
                     where + " field sample_one_in",
                     std::to_string(c.sampleOneIn) + " is not a power of two"};
+            }
+            // Active peers are probed at least as often as idle ones; a config that says
+            // otherwise is a typo, not a wish.
+            if (c.steer.activeInterval > c.steer.interval) {
+                return service::ConfigError{where + " field active_interval_ms",
+                                            std::to_string(activeMs) +
+                                                " is longer than interval_ms (" +
+                                                std::to_string(ms) + ")"};
             }
         }
     }

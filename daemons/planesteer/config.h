@@ -1,6 +1,8 @@
 // planesteer's configuration, in the config_db.json shape the other daemons read (a
 // server has no CONFIG_DB: it comes from a file the planner writes):
-//   PLANESTEER|global       interval_ms (200), misses (3), max_onlink_peers (1024),
+//   PLANESTEER|global       interval_ms (200), misses (3), active_interval_ms (20),
+//                           active_window_ms (1000), max_active_peers (64),
+//                           max_onlink_peers (1024),
 //                           max_remote_peers (3072), remote_idle_s (30),
 //                           sample_one_in (64, a power of two); max_peers (older
 //                           configs) is the default of both peer caps
@@ -36,6 +38,9 @@ struct Config {
     size_t maxRemotePeers = 3072;         // peers on other rails, sampled from traffic
     std::chrono::seconds remoteIdle{30};  // a peer on another rail not seen for this long goes
     uint32_t sampleOneIn = 64;            // outgoing packets sampled to learn those peers
+    // Peers sent to this recently are probed at steer.activeInterval, at most this many.
+    std::chrono::milliseconds activeWindow{1000};
+    size_t maxActivePeers = 64;
     std::map<std::string, BondConfig> bonds;
     bool operator==(const Config&) const = default;
 };

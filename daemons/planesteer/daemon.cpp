@@ -79,7 +79,9 @@ void Daemon::start() {
     kernel_->start();
     armProbe();
     log::notice("steering ", bonds_.size(), " bond(s): a probe per peer and port every ",
-                cfg_.steer.interval.count(), " ms, a port silent after ", cfg_.steer.misses);
+                cfg_.steer.interval.count(), " ms, every ", cfg_.steer.activeInterval.count(),
+                " ms for the ", cfg_.maxActivePeers,
+                " peers sent to most recently, a port silent after ", cfg_.steer.misses);
     sdNotify("READY=1\nSTATUS=steering " + std::to_string(bonds_.size()) + " bonds");
 }
 
@@ -105,6 +107,7 @@ void Daemon::reconfigure(const Config& next) {
     cfg_ = next;
     for (auto& b : bonds_) {
         b->policy.setParams(cfg_.steer);
+        b->schedule.setParams(scheduleParams(cfg_));
         for (const auto& peer : b->onlink.setCapacity(cfg_.maxOnlinkPeers)) forget(*b, peer);
         for (const auto& peer : b->remote.setCapacity(cfg_.maxRemotePeers)) forget(*b, peer);
         setLimits(*b);
@@ -113,13 +116,16 @@ void Daemon::reconfigure(const Config& next) {
     log::notice("config applied");
 }
 
-// Outstanding requests: each peer, each port, each round of a window (and one more).
+// Outstanding requests: each peer, each port, each round of a window (and one more), and
+// the active peers' rounds at their own interval.
 void Daemon::setLimits(Bond& b) {
     auto window = answerWindow(cfg_.steer);
     size_t rounds = static_cast<size_t>(cfg_.steer.misses) + 1;
     size_t perRound = (cfg_.maxOnlinkPeers + cfg_.maxRemotePeers) * b.ports.size();
+    size_t activeRounds = static_cast<size_t>(window / cfg_.steer.activeInterval) + 1;
+    size_t active = cfg_.maxActivePeers * b.ports.size() * activeRounds;
     if (b.prober) b.prober->setLimits(window, (cfg_.maxOnlinkPeers + 1) * b.ports.size() + 1);
-    if (b.echo) b.echo->setLimits(window, perRound * rounds);
+    if (b.echo) b.echo->setLimits(window, perRound * rounds + active);
 }
 
 const Bond* Daemon::bond(const std::string& name) const {
@@ -213,7 +219,9 @@ void Daemon::onSnapshotAborted() {
 }
 
 void Daemon::armProbe() {
-    probeTimer_.expires_after(cfg_.steer.interval);
+    auto tick = cfg_.steer.interval;
+    for (const auto& b : bonds_) tick = std::min(tick, b->schedule.tick());
+    probeTimer_.expires_after(tick);
     probeTimer_.async_wait([this](const boost::system::error_code& ec) {
         if (ec) return;
         ++rounds_;
@@ -224,21 +232,27 @@ void Daemon::armProbe() {
 
 void Daemon::forget(Bond& b, const IpAddr& peer) {
     b.policy.removePeer(peer);
+    b.schedule.remove(peer);
     b.onlink.remove(peer);
     b.remote.remove(peer);
     if (b.pins) b.pins->want(peer, std::nullopt);  // applied at the next poke
 }
 
-// A sampled outgoing packet: a peer on another rail when it is in the fabric but not in
-// the bond's own subnet (on-link peers are the neighbor table's).
+// A sampled outgoing packet: traffic to a known peer makes it active (probe_schedule.h);
+// a new peer on another rail when it is in the fabric but not in the bond's own subnet
+// (on-link peers are the neighbor table's).
 void Daemon::sampled(Bond& b, const IpAddr& dst) {
+    auto now = edges_.now();
+    if (b.onlink.contains(dst)) {  // one budget per peer: the on-link one has it
+        b.schedule.traffic(dst, now);
+        return;
+    }
     if (!b.address || !b.cfg.fabric || !remotePeer(dst, *b.address, *b.cfg.fabric, *b.cfg.gateway))
         return;
-    if (b.onlink.contains(dst)) return;  // one budget per peer: the on-link one has it
-    auto now = edges_.now();
     auto t = b.remote.touch(dst, now);
     if (t.evicted) forget(b, *t.evicted);
     if (t.added) b.policy.addPeer(dst, now);
+    b.schedule.traffic(dst, now);
 }
 
 // The gateway answers ARP for itself on both planes' leaves with the one gateway MAC.
@@ -259,13 +273,16 @@ void Daemon::probe(Bond& b, Clock::time_point now) {
     b.prober->expire();
     if (b.echo) b.echo->expire();
     if (b.echo && !b.gatewayMac) askGateway(b);
-    for (const auto& peer : b.policy.peers()) {
+    // Echo through the gateway when there is one: the probe takes the traffic's own
+    // path, forwarded by the leaf's hardware, not its CPU (ARP is trapped to the CPU,
+    // and control-plane policing drops ARP floods). ARP otherwise: a fabric of one
+    // subnet, or before anything resolved the gateway; never at the active rate.
+    bool echo = b.echo && b.gatewayMac;
+    auto round = b.schedule.round(b.policy.peers(), now, echo);
+    for (const auto& peer : round.nowActive) b.policy.setActive(peer, true, now);
+    for (const auto& peer : round.nowIdle) b.policy.setActive(peer, false, now);
+    for (const auto& peer : round.probe) {
         if (peer == b.address->addr) continue;
-        // Echo through the gateway when there is one: the probe takes the traffic's own
-        // path, forwarded by the leaf's hardware, not its CPU (ARP is trapped to the CPU,
-        // and control-plane policing drops ARP floods). ARP otherwise: a fabric of one
-        // subnet, or before anything resolved the gateway.
-        bool echo = b.echo && b.gatewayMac;
         if (!echo && b.remote.contains(peer)) continue;  // only the gateway reaches it
         for (size_t p = 0; p < b.ports.size(); ++p) {
             if (!b.policy.portUp(p)) continue;

@@ -24,11 +24,16 @@
 #include "echo_prober.h"
 #include "edges.h"
 #include "peer_budget.h"
+#include "probe_schedule.h"
 #include "steer_policy.h"
 #include "tc_pins.h"
 #include "twinrail/netlink/monitor.h"
 
 namespace twinrail::planesteer {
+
+inline ScheduleParams scheduleParams(const Config& c) {
+    return {c.steer.interval, c.steer.activeInterval, c.activeWindow, c.maxActivePeers};
+}
 
 struct Bond {
     std::string name;
@@ -46,6 +51,7 @@ struct Bond {
     std::set<IpAddr> seenInSnapshot;
     PeerBudget onlink;  // from the neighbor table: last neighbor update
     PeerBudget remote;  // peers on other rails: last sampled
+    ProbeSchedule schedule;
     Bond(std::string n, BondConfig c, const Config& all)
         : name(std::move(n)),
           cfg(std::move(c)),
@@ -53,7 +59,8 @@ struct Bond {
           portIfindex(ports.size(), 0),
           policy(ports.size(), all.steer),
           onlink(all.maxOnlinkPeers),
-          remote(all.maxRemotePeers) {}
+          remote(all.maxRemotePeers),
+          schedule(scheduleParams(all)) {}
     Bond(const Bond&) = delete;
     Bond& operator=(const Bond&) = delete;
 };

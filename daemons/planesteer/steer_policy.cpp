@@ -1,19 +1,28 @@
 #include "steer_policy.h"
 
+#include <algorithm>
+
 namespace twinrail::planesteer {
 
 void SteerPolicy::addPeer(const IpAddr& peer, Clock::time_point now) {
     // A new peer gets the benefit of the doubt for `misses` intervals on every port.
-    lastAnswer_.emplace(peer, std::vector<Clock::time_point>(ports_, now));
+    peers_.emplace(peer, Peer{std::vector<Clock::time_point>(ports_, now), false, now});
 }
 
 void SteerPolicy::removePeer(const IpAddr& peer) {
-    lastAnswer_.erase(peer);
+    peers_.erase(peer);
 }
 
 void SteerPolicy::answered(const IpAddr& peer, size_t port, Clock::time_point now) {
-    auto it = lastAnswer_.find(peer);
-    if (it != lastAnswer_.end() && port < ports_) it->second[port] = now;
+    auto it = peers_.find(peer);
+    if (it != peers_.end() && port < ports_) it->second.lastAnswer[port] = now;
+}
+
+void SteerPolicy::setActive(const IpAddr& peer, bool active, Clock::time_point now) {
+    auto it = peers_.find(peer);
+    if (it == peers_.end() || it->second.active == active) return;
+    it->second.active = active;
+    it->second.speedSince = now;
 }
 
 void SteerPolicy::setPortUp(size_t port, bool up, Clock::time_point now) {
@@ -21,18 +30,19 @@ void SteerPolicy::setPortUp(size_t port, bool up, Clock::time_point now) {
     up_[port] = up;
 }
 
-bool SteerPolicy::silent(const std::vector<Clock::time_point>& last, size_t port,
-                         Clock::time_point now) const {
+bool SteerPolicy::silent(const Peer& peer, size_t port, Clock::time_point now) const {
+    const auto& last = peer.lastAnswer;
     // A port that came back is silent until its plane answers: its carrier is up before
     // its leaf has routes (a restarted leaf's BGP takes seconds), and the bond would hash
     // flows into it at once.
     if (auto u = upSince_.find(port); u != upSince_.end() && u->second > last[port]) return true;
-    return now - last[port] > p_.misses * p_.interval;
+    auto interval = peer.active ? p_.activeInterval : p_.interval;
+    return now - std::max(last[port], peer.speedSince) > p_.misses * interval;
 }
 
 std::optional<size_t> SteerPolicy::pinFor(const IpAddr& peer, Clock::time_point now) const {
-    auto it = lastAnswer_.find(peer);
-    if (it == lastAnswer_.end()) return std::nullopt;
+    auto it = peers_.find(peer);
+    if (it == peers_.end()) return std::nullopt;
     std::vector<size_t> answering;
     size_t upCount = 0;
     for (size_t p = 0; p < ports_; ++p) {
@@ -46,7 +56,7 @@ std::optional<size_t> SteerPolicy::pinFor(const IpAddr& peer, Clock::time_point 
 
 std::vector<IpAddr> SteerPolicy::peers() const {
     std::vector<IpAddr> out;
-    for (const auto& [ip, v] : lastAnswer_) out.push_back(ip);
+    for (const auto& [ip, v] : peers_) out.push_back(ip);
     return out;
 }
 

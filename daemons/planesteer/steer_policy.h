@@ -25,6 +25,9 @@ using Now = std::function<Clock::time_point()>;
 struct SteerParams {
     std::chrono::milliseconds interval{200};  // one probe per port per peer
     int misses = 3;  // a port is silent after this many intervals without an answer
+    // The interval of the peers the NIC is sending to (probe_schedule.h): theirs is the
+    // detection that stalls a job, `misses` of these.
+    std::chrono::milliseconds activeInterval{20};
     bool operator==(const SteerParams&) const = default;
 };
 
@@ -37,21 +40,28 @@ class SteerPolicy {
     void removePeer(const IpAddr& peer);
     void answered(const IpAddr& peer, size_t port, Clock::time_point now);
     void setPortUp(size_t port, bool up, Clock::time_point now);
+    // `peer` is probed at the active interval (or no longer): its silence is counted in
+    // those from `now` on, so a peer just made active is not silent for its idle past.
+    void setActive(const IpAddr& peer, bool active, Clock::time_point now);
 
     // The port `peer` must be pinned to, or nullopt for the bond's own hash (every port
     // answers, or none does, or only one port is up anyway).
     std::optional<size_t> pinFor(const IpAddr& peer, Clock::time_point now) const;
     std::vector<IpAddr> peers() const;
-    bool hasPeer(const IpAddr& peer) const { return lastAnswer_.count(peer) > 0; }
-    size_t peerCount() const { return lastAnswer_.size(); }
+    bool hasPeer(const IpAddr& peer) const { return peers_.count(peer) > 0; }
+    size_t peerCount() const { return peers_.size(); }
     bool portUp(size_t port) const { return up_.count(port) == 0 || up_.at(port); }
 
   private:
-    bool silent(const std::vector<Clock::time_point>& last, size_t port,
-                Clock::time_point now) const;
+    struct Peer {
+        std::vector<Clock::time_point> lastAnswer;  // per port; at first, when added
+        bool active = false;
+        Clock::time_point speedSince{};  // when it last changed interval
+    };
+    bool silent(const Peer& peer, size_t port, Clock::time_point now) const;
     size_t ports_;
     SteerParams p_;
-    std::map<IpAddr, std::vector<Clock::time_point>> lastAnswer_;  // per port; start = added
+    std::map<IpAddr, Peer> peers_;
     std::map<size_t, bool> up_;
     std::map<size_t, Clock::time_point> upSince_;
 };

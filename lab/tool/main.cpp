@@ -31,7 +31,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [options]
 
-  up [--plan FILE] [--attach bond|routed|evpn-mh] [--keep] [--steer] [--lb ecmp|static]
+  up [--plan FILE] [--attach bond|routed|evpn-mh] [--keep] [--no-steer] [--lb ecmp|static]
                        build the plan (default: 2 planes x 2 leaves x 2 spines, 2 servers
                        x 2 NICs) in namespaces; every switch runs FRR, its own Redis,
                        pathqd and (leaves) hostrouted; returns when every NIC reaches
@@ -40,7 +40,9 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
                        attached as bonds (the default), routed or evpn-mh (--attach:
                        the default plan in that mode; EVPN-MH leaf pairs over an AUX
                        link, each NIC an 802.3ad-like bond to its pair's segment).
-                       --steer: planesteer on every bonded NIC (see planesteer(8)).
+                       Bonded NICs (bond, evpn-mh) run planesteer, as the planner
+                       ships them (planesteer(8)); --no-steer leaves it out, to
+                       show what a bond alone loses.
                        --lb static: static smart routing on every leaf (each downlink
                        pinned to its planned uplink, hostrouted(8) UPLINK_PIN).
       [--nos linux|sonic] [--sonic-release YYYYMM] [--hwsku DIR]
@@ -95,7 +97,7 @@ struct Options {
     lab::FrrRestart frrRestart = lab::FrrRestart::Kill;
     bool killGiven = false;
     bool keep = false;                      // up: leave a lab that failed to come up, to look at it
-    bool steer = false;                     // up: planesteer on every bonded NIC
+    bool steer = true;                      // up: planesteer on every bonded NIC
     std::optional<plan::Request::Lb> lb;    // up: overrides the plan's
     std::optional<plan::Attach> attach;     // up, default plan: bond, routed or evpn-mh
     std::optional<lab::SonicLayout> sonic;  // up --nos sonic
@@ -190,8 +192,10 @@ Options parse(int argc, char** argv) {
             sonicOnly(o).release = parseRelease(value());
         } else if (a == "--hwsku") {
             sonicOnly(o).hwskuDir = value();
-        } else if (a == "--steer") {
+        } else if (a == "--steer") {  // the default now; kept for scripts that say it
             o.steer = true;
+        } else if (a == "--no-steer") {
+            o.steer = false;
         } else if (a == "--planesteer") {
             o.bins.planesteer = value();
         } else if (a == "--kill" || a == "--clean" || a == "--service") {
@@ -251,9 +255,7 @@ int up(const Options& o) {
     std::cout << plan::sizingReport(l.plan());
     std::cout << "building lab \"" << o.name << "\" ...\n" << std::flush;
     l.up(o.keep);
-    if (o.steer && l.plan().request.attach == plan::Attach::Bond) {
-        lab::startPlaneSteers(o.name, l.plan(), o.bins.planesteer);
-    }
+    if (o.steer) lab::startPlaneSteers(o.name, l.plan(), o.bins.planesteer);
     auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "lab \"" << o.name
               << "\" is up: every NIC reaches every other NIC through both planes ("

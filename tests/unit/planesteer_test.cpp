@@ -71,6 +71,33 @@ TEST(PlanesteerConfig, ReadsBondsAndNamesBadFields) {
         R"({"PLANESTEER": {"global": {"misses": "0"}}, "PLANESTEER_BOND": {"b": {"ports": "a,b"}}})"))));
 }
 
+TEST(PlanesteerConfig, ActivePeersHaveDefaultsAndAreNeverProbedSlowerThanIdleOnes) {
+    const std::string bond = R"("PLANESTEER_BOND": {"b": {"ports": "p1,p2"}})";
+    auto def = parseConfig(nlohmann::json::parse("{" + bond + "}"));
+    ASSERT_TRUE(std::holds_alternative<Config>(def));
+    EXPECT_EQ(std::get<Config>(def).steer.activeInterval, 20ms);
+    EXPECT_EQ(std::get<Config>(def).activeWindow, 1000ms);
+    EXPECT_EQ(std::get<Config>(def).maxActivePeers, 64u);
+    auto set = parseConfig(nlohmann::json::parse(
+        R"({"PLANESTEER": {"global": {"active_interval_ms": "10", "active_window_ms": 500,
+            "max_active_peers": "0"}}, )" +
+        bond + "}"));
+    ASSERT_TRUE(std::holds_alternative<Config>(set));
+    EXPECT_EQ(std::get<Config>(set).steer.activeInterval, 10ms);
+    EXPECT_EQ(std::get<Config>(set).activeWindow, 500ms);
+    EXPECT_EQ(std::get<Config>(set).maxActivePeers, 0u);
+    auto slower = parseConfig(nlohmann::json::parse(
+        R"({"PLANESTEER": {"global": {"interval_ms": "50", "active_interval_ms": "60"}}, )" + bond +
+        "}"));
+    ASSERT_TRUE(std::holds_alternative<service::ConfigError>(slower));
+    EXPECT_EQ(std::get<service::ConfigError>(slower).str().rfind(
+                  "PLANESTEER|global field active_interval_ms", 0),
+              0u)
+        << std::get<service::ConfigError>(slower).str();
+    EXPECT_TRUE(std::holds_alternative<service::ConfigError>(parseConfig(nlohmann::json::parse(
+        R"({"PLANESTEER": {"global": {"active_interval_ms": "4"}}, )" + bond + "}"))));
+}
+
 TEST(PlanesteerConfig, GatewayAndFabricSteerOtherRailsAndGoTogether) {
     auto ok = parseConfig(nlohmann::json::parse(
         R"({"PLANESTEER": {"global": {"remote_idle_s": "10", "sample_one_in": "16"}},

@@ -125,10 +125,12 @@ std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p, c
                 continue;
             }
             add(under({{"netplan", ""}, {"60-twinrail.yaml", ""}}), plan::netplanConfig(p, srv));
+            // Both bonded attachments need planesteer: without it a bond keeps hashing into
+            // a plane that lost its peer (a NIC port, or a whole leaf with evpn-mh).
+            add(under({{"twinrail", ""}, {"planesteer.json", ""}}), plan::planesteerConfig(p, srv));
             if (p.request.attach == plan::Attach::EvpnMh) continue;  // LACP: no dual-send
             add(under({{"systemd", ""}, {"twinrail-dual-send@.service", ""}}),
                 plan::dualSendUnit());
-            add(under({{"twinrail", ""}, {"planesteer.json", ""}}), plan::planesteerConfig(p, srv));
             for (size_t k = 0; k < srv.nics.size(); ++k) {
                 const auto& nic = srv.nics[k];
                 add(under({{"twinrail", ""},

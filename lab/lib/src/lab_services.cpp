@@ -185,7 +185,7 @@ void startPlaneSteer(const std::string& lab, const std::string& node, const std:
 }  // namespace
 
 void startPlaneSteers(const std::string& lab, const plan::Plan& p, const std::string& bin) {
-    if (p.request.attach != plan::Attach::Bond) return;
+    if (p.request.attach == plan::Attach::Routed) return;  // BGP steers routed NICs
     for (const auto& srv : p.servers) {
         for (const auto& nic : srv.nics)
             startPlaneSteer(lab, PlanLab::nicNode(srv, nic), bin, labPlaneSteerConfig(p, srv, nic));
