@@ -2,7 +2,8 @@
 # It links pathqd's policy library to check the spines' frr.conf against pathqd's own
 # route-maps, and runs the built twinrail-plan.
 add_executable(plan_sonic_tests unit/plan_sonic_test.cpp unit/plan_sonic_cli_test.cpp
-  unit/plan_sonic_routed_test.cpp unit/plan_sonic_evpn_test.cpp unit/roce_test.cpp)
+  unit/plan_sonic_routed_test.cpp unit/plan_sonic_evpn_test.cpp unit/roce_test.cpp
+  unit/plan_server_files_test.cpp)
 target_link_libraries(plan_sonic_tests PRIVATE twinrail_plan twinrail_plan_files pathqd_core
                       twinrail_frr GTest::gtest_main)
 add_dependencies(plan_sonic_tests twinrail-plan)
