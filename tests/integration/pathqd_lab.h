@@ -104,6 +104,27 @@ class PathqdLab {
             fabric_->run(node, {"ip", family, "route", "show", prefix}).out);
     }
 
+    // Whether `node` has at least `paths` BGP paths to `prefix`, each carrying a link
+    // bandwidth: until then a 50:50 split may be plain ECMP, and the spines' first
+    // publish is still to come (and would rewrite the kernel's route).
+    bool linkBandwidthOnEveryPath(const std::string& node, const std::string& prefix,
+                                  size_t paths = 2) {
+        const char* afi = prefix.find(':') != std::string::npos ? "ipv6" : "ipv4";
+        auto json = nlohmann::json::parse(
+            fabric_->vtysh(node, std::string("show bgp ") + afi + " unicast " + prefix + " json"),
+            nullptr, false);
+        if (json.is_discarded() || !json.contains("paths") || json["paths"].size() < paths)
+            return false;
+        for (const auto& path : json["paths"]) {
+            const auto* ext =
+                path.contains("extendedCommunity") ? &path["extendedCommunity"] : nullptr;
+            if (!ext || !ext->contains("string") || !(*ext)["string"].is_string() ||
+                (*ext)["string"].get<std::string>().find("LB:") == std::string::npos)
+                return false;
+        }
+        return true;
+    }
+
     // The next hops' devices of `prefix` on `node`, in the route's order.
     std::vector<std::string> devicesInOrder(const std::string& node, const std::string& prefix) {
         const char* family = prefix.find(':') != std::string::npos ? "-6" : "-4";

@@ -59,6 +59,8 @@ TEST_F(PathqdFabric, WeightAuditFindsAndRepairsKernelWeightsThatDrifted) {
     startPathqd("s1", config("downlink"));
     startPathqd("s2", config("downlink"));
     auto& l1 = startPathqd("l1", config("uplink", audit), true);
+    ASSERT_TRUE(waitUntil([this] { return linkBandwidthOnEveryPath("l1", kH2Net); }, 15s))
+        << fabric_->vtysh("l1", "show bgp ipv4 unicast 10.2.2.0/24");
     ASSERT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") == 50.0; }, 15s));
     ASSERT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "ok"; }, 10s)) << l1.log();
     // Each uplink's link-local neighbour: the spine's address as BGP unnumbered uses it.

@@ -26,6 +26,12 @@ std::set<std::string> processesIn(const std::string& ns) {
     return out;
 }
 
+int lineCount(const std::string& text) {
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
 json bgpSessions(const std::string& ns) {
     auto j =
         json::parse(run({"vtysh", "-N", ns, "-c", "show bgp summary json"}).out, nullptr, false);
@@ -38,12 +44,6 @@ json bgpSessions(const std::string& ns) {
     }
     return {{"established", up}, {"configured", all}};
 }
-
-int lineCount(const std::string& text) {
-    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
-
-}  // namespace
 
 json labStatus(const std::string& name) {
     plan::Plan p = PlanLab::loadPlan(name);

@@ -8,6 +8,7 @@
 
 #include "twinrail/lab/bond_nic.h"
 #include "twinrail/lab/fabric.h"
+#include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/reachability.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/evpn_mh.h"
@@ -306,7 +307,14 @@ void PlanLab::startSwitch(const plan::Switch& sw) {
     startService(name_, bins_, sw.name, Service::Pathqd);
 }
 
+// Every NIC reaches every other through every plane, and every switch's BGP sessions are
+// up: one spine per plane is enough for reachability, and a lab handed over with another
+// spine's sessions still Idle fails the first `twinrail verify`.
 bool PlanLab::converged() const {
+    for (const auto& sw : plan_.switches) {
+        auto bgp = bgpSessions(prefix_ + sw.name);
+        if (bgp["configured"] == 0 || bgp["established"] != bgp["configured"]) return false;
+    }
     return everyNicReachesEveryNicThroughEveryPlane(nicReachability(name_, plan_));
 }
 

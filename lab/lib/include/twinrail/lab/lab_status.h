@@ -11,6 +11,8 @@ namespace twinrail::lab {
 // {"lab", "healthy", "switches": [{name, role, plane, processes{..: bool}, bgp{established,
 // configured}, host_routes}], "nics": [{name, address, bgp, peers_all_planes, ...}]}
 nlohmann::json labStatus(const std::string& name);
+// The IPv4 unicast BGP sessions of the FRR in namespace `ns`: {established, configured}.
+nlohmann::json bgpSessions(const std::string& ns);
 std::string statusTable(const nlohmann::json& status);
 
 }  // namespace twinrail::lab
