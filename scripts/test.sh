@@ -13,7 +13,8 @@ phase() { echo "== $1 ($(date -u +%T), $SECONDS s in)"; }
 phase "packages"
 scripts/deps.sh
 phase "build"
-scripts/build.sh
+# The daemons' unit tests are built and run once, in build-asan/ below, under ASan + UBSan.
+TWINRAIL_CORE_UNIT_TESTS=OFF scripts/build.sh
 cd build
 phase "unit tests"
 ctest --output-on-failure -j"$(nproc)" -L unit
@@ -21,7 +22,7 @@ ctest --output-on-failure -j"$(nproc)" -L unit
 phase "namespace tests"
 ctest --output-on-failure -L integration
 cd ..
-# Memory safety as a gate: every unit test, and the daemons' own namespace tests (label
+# Memory safety as a gate: the daemons' unit tests, and their own namespace tests (label
 # integration-asan: SIGTERM loops, bad input, Redis outages, interrupted dumps), again with ASan and
 # UBSan. A sanitizer report fails the test (UBSan does not recover; ASan aborts).
 phase "sanitizer build"
