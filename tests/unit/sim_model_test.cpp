@@ -5,6 +5,7 @@
 #include "twinrail/sim/failure.h"
 #include "twinrail/sim/fairness.h"
 #include "twinrail/sim/simulate.h"
+#include "twinrail/sim/verdict.h"
 
 namespace sim = twinrail::sim;
 namespace plan = twinrail::plan;
@@ -93,11 +94,13 @@ TEST(SimModel, ASpineDownLeavesItOutOfEveryPath) {
         std::get<std::vector<sim::Transfer>>(sim::makeTraffic(f, sim::Pattern::Permutation, 1e6));
     auto routed = sim::route(f, t, {});
     int spine = f.switchIds.at("p1-spine1");
-    for (const auto& flow : routed.flows)
-        for (int l : flow.links)
+    for (const auto& flow : routed.flows) {
+        for (int l : flow.links) {
             if (l >= 0) {
                 EXPECT_NE(f.links[static_cast<size_t>(l)].to, spine);
             }
+        }
+    }
     EXPECT_EQ(routed.unreachableTransfers, 0);
 }
 
@@ -171,4 +174,11 @@ TEST(SimModel, SinglePlaneOfTheSameNicsIsThePlannersOwn) {
     EXPECT_EQ(f.planes, 1);
     EXPECT_EQ(f.nicPorts[0].gbps, 400);
     EXPECT_EQ(f.nics[0].lineGbps, 400);
+}
+
+TEST(SimModel, TheVerdictNamesEveryModeAndTheLeafFailure) {
+    std::string text = sim::verdict(smallPlan(), 2);
+    for (const char* part : {"under ECMP", "static smart routing", "WCMP", "ARS", "spraying",
+                             "a leaf failure (p1-leaf1)"})
+        EXPECT_NE(text.find(part), std::string::npos) << part << " in\n" << text;
 }

@@ -62,9 +62,10 @@ int intArg(const std::string& flag, const std::string& v, int lo, int hi) {
     } catch (const std::exception&) {
         used = 0;
     }
-    if (used != v.size() || n < lo || n > hi)
+    if (used != v.size() || n < lo || n > hi) {
         throw UsageError{flag + " " + v + ": expected a whole number " + std::to_string(lo) + ".." +
                          std::to_string(hi)};
+    }
     return n;
 }
 
@@ -82,9 +83,10 @@ Options parse(int argc, char** argv) {
         } else if (a == "--pattern") {
             std::string v = value();
             auto p = sim::parsePattern(v);
-            if (!p)
+            if (!p) {
                 throw UsageError{"--pattern " + v +
                                  ": not permutation, allreduce, alltoall or mix"};
+            }
             o.pattern = *p;
             havePattern = true;
         } else if (a == "--mode") {
@@ -172,6 +174,7 @@ int run(const Options& o) {
                            {"gpus", fabric.nics.size()},
                            {"seeds", s.seeds},
                            {"rounds", o.rounds},
+                           {"qps", o.routing.qps},
                            {"split", o.split == sim::ByteSplit::Pooled ? "pooled" : "even"},
                            {"transfers", transfers.size()},
                            {"completion_over_ideal", statJson(s.completionOverIdeal)},

@@ -40,9 +40,10 @@ struct Builder {
         for (const auto& port : sw.ports) {
             if (port.role != plan::PortRole::Uplink) continue;
             auto spine = f.switchIds.find(port.peer);
-            if (spine == f.switchIds.end() || !f.switches[spine->second].spine)
+            if (spine == f.switchIds.end() || !f.switches[spine->second].spine) {
                 return sw.name + " port " + port.name + ": peer " + port.peer +
                        " is not a spine of the plan";
+            }
             double gbps = port.speedGbps;
             int up = addLink(leaf, spine->second, gbps, true);
             int down = addLink(spine->second, leaf, gbps, false);
@@ -59,9 +60,10 @@ struct Builder {
         for (const auto& port : sw.ports) {
             if (port.role != plan::PortRole::Downlink) continue;
             auto leafSide = f.portLinks.find(port.peer + "/" + port.peerPort);
-            if (leafSide == f.portLinks.end())
+            if (leafSide == f.portLinks.end()) {
                 return sw.name + " port " + port.name + ": peer " + port.peer + " " +
                        port.peerPort + " is not an uplink of the plan";
+            }
             f.portLinks[sw.name + "/" + port.name] = {leafSide->second.second,
                                                       leafSide->second.first};
         }
@@ -76,16 +78,18 @@ struct Builder {
                 int nicId = static_cast<int>(f.nics.size());
                 for (const auto& np : nic.ports) {
                     auto leaf = f.switchIds.find(np.leaf);
-                    if (leaf == f.switchIds.end() || f.switches[leaf->second].spine)
+                    if (leaf == f.switchIds.end() || f.switches[leaf->second].spine) {
                         return node.name + " " + np.name + ": leaf " + np.leaf +
                                " is not a leaf of the plan";
+                    }
                     const plan::Switch* sw = plan.findSwitch(np.leaf);
                     const plan::SwitchPort* hostPort = nullptr;
                     for (const auto& p : sw->ports)
                         if (p.name == np.leafPort) hostPort = &p;
-                    if (hostPort == nullptr || hostPort->role != plan::PortRole::Host)
+                    if (hostPort == nullptr || hostPort->role != plan::PortRole::Host) {
                         return node.name + " " + np.name + ": " + np.leaf + " has no host port " +
                                np.leafPort;
+                    }
                     double gbps = hostPort->speedGbps;
                     NicPortNode port{nicId, np.plane, leaf->second, -1, -1, -1, gbps, true};
                     port.toLeaf = addLink(-1, leaf->second, gbps, false);

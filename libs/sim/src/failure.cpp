@@ -67,9 +67,10 @@ std::variant<Failure, std::string> parseFailure(const std::string& spec) {
     if (parts.size() < 2 || parts[1].empty()) return bad("no switch, port or NIC port named");
     f.what = parts[1];
     bool degrade = f.kind == Failure::Kind::Degrade;
-    if (parts.size() != (degrade ? 3u : 2u))
+    if (parts.size() != (degrade ? 3u : 2u)) {
         return bad(degrade ? "expected degrade:SWITCH/PORT:FRACTION"
                            : "expected KIND:WHAT (only degrade takes a fraction)");
+    }
     if (degrade) {
         const std::string& text = parts[2];
         double v = 0;
@@ -90,9 +91,10 @@ std::variant<std::monostate, std::string> applyFailure(Fabric& fabric, const Fai
         auto id = fabric.switchIds.find(failure.what);
         bool spine = failure.kind == K::Spine;
         if (id == fabric.switchIds.end() ||
-            fabric.switches[static_cast<size_t>(id->second)].spine != spine)
+            fabric.switches[static_cast<size_t>(id->second)].spine != spine) {
             return std::string("--fail: ") + (spine ? "spine " : "leaf ") + failure.what +
                    " is not in the plan";
+        }
         switchDown(fabric, id->second);
         return std::monostate{};
     }
@@ -117,9 +119,10 @@ std::variant<std::monostate, std::string> applyFailure(Fabric& fabric, const Fai
     egress.up = false;
     fabric.links[static_cast<size_t>(links->second.second)].up = false;
     // A NIC port whose cable is gone is down for the NIC's bond too.
-    for (auto& port : fabric.nicPorts)
+    for (auto& port : fabric.nicPorts) {
         if (port.fromLeaf == links->second.first || port.toLeaf == links->second.first)
             port.up = false;
+    }
     return std::monostate{};
 }
 

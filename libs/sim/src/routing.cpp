@@ -188,10 +188,12 @@ struct Router {
     }
 
     void place(const Flow& flow, double sign) {
-        for (int i = 1; i <= 2; ++i)
-            if (flow.links[static_cast<size_t>(i)] >= 0)
+        for (int i = 1; i <= 2; ++i) {
+            if (flow.links[static_cast<size_t>(i)] >= 0) {
                 placed[static_cast<size_t>(flow.links[static_cast<size_t>(i)])] +=
                     sign * flow.demandGbps;
+            }
+        }
     }
 
     void run(const std::vector<Transfer>& transfers) {
@@ -202,11 +204,13 @@ struct Router {
             const auto& src = f.nics[static_cast<size_t>(transfers[t].srcNic)];
             const auto& dst = f.nics[static_cast<size_t>(transfers[t].dstNic)];
             std::vector<std::pair<int, int>> pairs;  // one per plane both reach
-            for (int sp : src.ports)
-                for (int dp : dst.ports)
+            for (int sp : src.ports) {
+                for (int dp : dst.ports) {
                     if (reaches(f.nicPorts[static_cast<size_t>(sp)],
                                 f.nicPorts[static_cast<size_t>(dp)]))
                         pairs.emplace_back(sp, dp);
+                }
+            }
             if (pairs.empty()) {
                 ++out.unreachableTransfers;
                 continue;

@@ -134,9 +134,10 @@ SeedResult simulateSeed(const Fabric& fabric, const std::vector<Transfer>& trans
     for (size_t i = 0; i < routed.flows.size(); ++i) {
         for (int l : routed.flows[i].links)
             if (l >= 0) account(l, 1, i);
-        if (routed.flows[i].bundle >= 0)
+        if (routed.flows[i].bundle >= 0) {
             for (const Hop& h : routed.bundles[static_cast<size_t>(routed.flows[i].bundle)])
                 account(h.link, h.fraction, i);
+        }
     }
     int live = 0, over = 0;
     double most = 0, sum = 0;

@@ -27,9 +27,10 @@ std::variant<std::vector<Transfer>, std::string> permutation(const Fabric& f, do
     for (size_t i = 0; i < order.size(); ++i) {
         int src = order[i], dst = order[(i + shift) % order.size()];
         if (leafOf(f, f.nics[static_cast<size_t>(src)]) ==
-            leafOf(f, f.nics[static_cast<size_t>(dst)]))
+            leafOf(f, f.nics[static_cast<size_t>(dst)])) {
             return std::string(
                 "a permutation across leaves needs at least two leaves of equal size per plane");
+        }
         out.push_back({src, dst, bytes});
     }
     return out;
