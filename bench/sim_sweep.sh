@@ -97,7 +97,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set grid y
-set key top left
+set key below horizontal
 set yrange [0:*]
 set title 'permutation'
 plot for [i=2:6] 'bench/results/sim.dat' using i:xtic(1) title columnhead(i) noenhanced
