@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 
 #include "twinrail/sim/simulate.h"
 
@@ -49,6 +50,10 @@ TEST(SimClosedForm, TwoKPermutationOverSubscribesAThirdOfTheUplinks) {
     auto t = permutation(f);
     sim::RoutingOptions o;  // ECMP, Linux hash-threshold, 2 QPs: one per NIC port
     sim::Summary s = sim::simulateSeeds(f, t, o, sim::ByteSplit::EvenPerQp, 100);
+    std::cout << "2k, 100 seeds: over-subscribed " << s.oversubscribedUplinkShare.median << " (p95 "
+              << s.oversubscribedUplinkShare.p95 << "), worst uplink " << s.worstUplinkFlows.median
+              << " (p95 " << s.worstUplinkFlows.p95 << "), job " << s.completionOverIdeal.median
+              << "x ideal\n";
     EXPECT_NEAR(s.oversubscribedUplinkShare.median, 0.323, 0.01);
     EXPECT_NEAR(s.worstUplinkFlows.median, 8, 1);
     // The slowest QP shares a 400G uplink with the worst uplink's others: worst / 2 of ideal.
@@ -65,6 +70,9 @@ TEST(SimClosedForm, SixteenKWorstUplinkCarriesNineFlows) {
     EXPECT_NEAR(sim::statOf(worst).median, 9, 1);
     sim::RoutingOptions o;
     sim::Summary s = sim::simulateSeeds(f, t, o, sim::ByteSplit::EvenPerQp, 2);
+    std::cout << "16k: worst uplink " << sim::statOf(worst).median
+              << " (15 seeds), over-subscribed " << s.oversubscribedUplinkShare.median
+              << " (2 seeds)\n";
     EXPECT_NEAR(s.oversubscribedUplinkShare.median, 0.323, 0.01);
 }
 
