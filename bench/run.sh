@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the benchmarks on the namespace fabrics and writes bench/results/*.json (root).
-# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|sonic|ecn|lab|frr-restart|matrix|soak-bench|soak|all] [hostrouted sizes, e.g. 1000,10000,100000]
+# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|sonic|ecn|lab|frr-restart|matrix|soak-bench|soak|sim|all] [hostrouted sizes, e.g. 1000,10000,100000]
 #   soak (not in all: 15 min or more): bench/run.sh soak [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +56,10 @@ if [ "$what" = all ] || [ "$what" = soak-bench ]; then
   build/bench/soak_bench "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
     bench/results/soak_bench.json
+fi
+if [ "$what" = all ] || [ "$what" = sim ]; then
+  # the flow model at 2k-16k GPUs (no root, no lab): docs/simulation.md
+  bench/sim_sweep.sh build
 fi
 if [ "$what" = soak ]; then
   build/bench/chaos_soak "$PWD/build/lab/tool/twinrail-lab" \

@@ -13,6 +13,7 @@
 #include "twinrail/common/tool_main.h"
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/plan.h"
+#include "twinrail/sim/verdict.h"
 
 namespace plan = twinrail::plan;
 namespace exitcode = twinrail::exitcode;
@@ -77,6 +78,9 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
                 with --nos sonic, DIR/configs/<switch>/{frr.conf,config_db.overlay.json}
                 (+ config_db.patch.json with --patch) instead of the switches' files
   --json        print the sizing as JSON instead of text
+  --simulate    also print the flow model's verdict (docs/simulation.md): a
+                permutation under ECMP, static routing, WCMP, ARS, spraying,
+                and a leaf failure's cost (5 seeds; seconds at 16k GPUs)
   --from FILE   read a plan file (checked) instead of sizing a request
   --tables      print the seed's sizing tables as this planner computes them
 
@@ -90,6 +94,7 @@ struct Args {
     std::string out;
     std::string from;
     bool json = false;
+    bool simulate = false;
     bool tables = false;
     bool models = false;
     int radix = 0;
@@ -213,6 +218,8 @@ Args parse(int argc, char** argv) {
             a.from = value(i);
         } else if (f == "--json") {
             a.json = true;
+        } else if (f == "--simulate") {
+            a.simulate = true;
         } else if (f == "--tables") {
             a.tables = true;
         } else if (f == "--models") {
@@ -379,13 +386,19 @@ int run(const Args& a) {
         sonic.emplace();
         if (int rc = sonicTarget(a, p, *sonic); rc != exitcode::kOk) return rc;
     }
-    if (!a.out.empty()) return writePlan(p, a.out, sonic ? &*sonic : nullptr);
-    if (a.json) {
+    int rc = exitcode::kOk;
+    if (!a.out.empty()) {
+        rc = writePlan(p, a.out, sonic ? &*sonic : nullptr);
+    } else if (a.json) {
         std::cout << plan::toJson(p)["sizing"].dump(2) << "\n";
     } else {
         std::cout << plan::sizingReport(p);
     }
-    return exitcode::kOk;
+    constexpr int kVerdictSeeds = 5;
+    // after the JSON, on stderr, so that --json stays one parseable object
+    if (a.simulate && rc == exitcode::kOk)
+        (a.json ? std::cerr : std::cout) << twinrail::sim::verdict(p, kVerdictSeeds);
+    return rc;
 }
 
 }  // namespace
