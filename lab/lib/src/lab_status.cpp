@@ -36,13 +36,17 @@ json bgpSessions(const std::string& ns) {
     auto j =
         json::parse(run({"vtysh", "-N", ns, "-c", "show bgp summary json"}).out, nullptr, false);
     int up = 0, all = 0;
+    int64_t youngest = -1;  // the shortest time any session has been Established
     if (!j.is_discarded() && j.contains("ipv4Unicast") && j["ipv4Unicast"].contains("peers")) {
         for (const auto& [peer, v] : j["ipv4Unicast"]["peers"].items()) {
             ++all;
-            up += v.value("state", "") == "Established";
+            if (v.value("state", "") != "Established") continue;
+            ++up;
+            auto ms = v.value("peerUptimeMsec", int64_t{0});
+            youngest = youngest < 0 ? ms : std::min(youngest, ms);
         }
     }
-    return {{"established", up}, {"configured", all}};
+    return {{"established", up}, {"configured", all}, {"youngest_ms", youngest}};
 }
 
 json labStatus(const std::string& name) {

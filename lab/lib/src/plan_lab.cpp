@@ -307,13 +307,16 @@ void PlanLab::startSwitch(const plan::Switch& sw) {
     startService(name_, bins_, sw.name, Service::Pathqd);
 }
 
-// Every NIC reaches every other through every plane, and every switch's BGP sessions are
-// up: one spine per plane is enough for reachability, and a lab handed over with another
-// spine's sessions still Idle fails the first `twinrail verify`.
+// Every NIC reaches every other through every plane, and every switch's BGP sessions have
+// been up for 3 s: one spine per plane is enough for reachability, and a lab handed over with
+// another spine's sessions still Idle, or reset once more while the daemons apply their FRR
+// lines at start, failed the first `twinrail verify` (CI, SONiC EVPN-MH layout).
 bool PlanLab::converged() const {
     for (const auto& sw : plan_.switches) {
         auto bgp = bgpSessions(prefix_ + sw.name);
-        if (bgp["configured"] == 0 || bgp["established"] != bgp["configured"]) return false;
+        if (bgp["configured"] == 0 || bgp["established"] != bgp["configured"] ||
+            bgp["youngest_ms"] < 3000)
+            return false;
     }
     return everyNicReachesEveryNicThroughEveryPlane(nicReachability(name_, plan_));
 }

@@ -11,7 +11,8 @@ namespace twinrail::lab {
 // {"lab", "healthy", "switches": [{name, role, plane, processes{..: bool}, bgp{established,
 // configured}, host_routes}], "nics": [{name, address, bgp, peers_all_planes, ...}]}
 nlohmann::json labStatus(const std::string& name);
-// The IPv4 unicast BGP sessions of the FRR in namespace `ns`: {established, configured}.
+// The IPv4 unicast BGP sessions of the FRR in namespace `ns`: {established, configured,
+// youngest_ms: how long the most recently established one has been up, -1 if none}.
 nlohmann::json bgpSessions(const std::string& ns);
 std::string statusTable(const nlohmann::json& status);
 
