@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the benchmarks on the namespace fabrics and writes bench/results/*.json (root).
-# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|sonic|ecn|lab|frr-restart|matrix|soak-bench|soak|sim|all] [hostrouted sizes, e.g. 1000,10000,100000]
+# usage: bench/run.sh [hostrouted|pathqd|pathqd-scale|frr-floor|lb|polarisation|sonic|ecn|lab|frr-restart|matrix|soak-bench|soak|sim|all] [hostrouted sizes, e.g. 1000,10000,100000]
 #   soak (not in all: 15 min or more): bench/run.sh soak [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +26,17 @@ if [ "$what" = all ] || [ "$what" = frr-floor ]; then
     bench/results/frr_floor.json 20
 fi
 if [ "$what" = all ] || [ "$what" = lb ]; then
+  # every mode, reordering and the flowlet idle sweep in one run (docs/load-balancing.md)
   build/bench/lb_bench "$PWD/build/lab/tool/twinrail-lab" \
     "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
-    bench/results/lb.json 6
+    "$PWD/build/daemons/arsd/arsd" "$PWD/build/bench/udp_seq_probe" bench/results/lb.json 5 3
+fi
+if [ "$what" = all ] || [ "$what" = polarisation ]; then
+  # equal vs distinct fib_multipath_hash_seed, single vs dual plane (docs/load-balancing.md)
+  build/bench/polarisation_bench "$PWD/build/lab/tool/twinrail-lab" \
+    "$PWD/build/daemons/hostrouted/hostrouted" "$PWD/build/daemons/pathqd/pathqd" \
+    "$PWD/build/bench/udp_seq_probe" "$PWD/build/bench/clear_hash.o" \
+    bench/results/polarisation.json 6
 fi
 if [ "$what" = all ] || [ "$what" = ecn ]; then
   build/bench/ecn_bench "$PWD/build/daemons/pathqd/pathqd" bench/results/ecn.json

@@ -8,19 +8,22 @@
 # TWINRAIL_CORE_UNIT_TESTS=OFF in the environment leaves the daemons' unit tests out of
 # build/ (scripts/test.sh: they build and run in build-asan/); any other run builds them.
 # Both trees carry line tables only (-g1): enough for every stack trace a failing test or a
-# sanitizer prints, and much less to compile and link than full debug info. The .deb is
-# built by dpkg-buildpackage with Debian's own flags.
+# sanitizer prints, and much less to compile and link than full debug info. build/ uses the
+# flags dpkg-buildpackage gives the .deb, so the tests run the product's code as it ships.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --sanitize ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTWINRAIL_SANITIZE=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" >/dev/null
-  cmake --build build-asan -j"$(nproc)" --target hostrouted pathqd unit_tests pathqd_unit_tests \
-    planesteer_unit_tests \
-    hostrouted_ops_it pathqd_ops_it netlink_it
+  cmake --build build-asan -j"$(nproc)" --target hostrouted pathqd arsd unit_tests \
+    pathqd_unit_tests planesteer_unit_tests arsd_unit_tests \
+    hostrouted_ops_it pathqd_ops_it netlink_it ars_lab_it
   exit 0
 fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+# build/ compiles with the Debian package's own flags (-O2 -g1, hardening), through ccache:
+# scripts/package.sh then finds every product object in the cache (scripts/debian-flags.sh).
+source scripts/debian-flags.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$TWINRAIL_DEB_CXXFLAGS" \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="$TWINRAIL_CCACHE_LAUNCHER" \
   -DTWINRAIL_CORE_UNIT_TESTS="${TWINRAIL_CORE_UNIT_TESTS:-ON}" >/dev/null
 cmake --build build -j"$(nproc)"

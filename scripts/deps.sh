@@ -4,7 +4,7 @@
 set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config clang
-  libnl-3-dev libnl-route-3-dev libhiredis-dev libboost-dev nlohmann-json3-dev libssl-dev
+  ccache libbpf-dev libnl-3-dev libnl-route-3-dev libhiredis-dev libboost-dev nlohmann-json3-dev libssl-dev
   libyang2-dev libyang2-tools python3-click
   libgtest-dev libgmock-dev googletest
   frr redis-server openssl iproute2 iputils-ping procps iperf3

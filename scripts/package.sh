@@ -13,7 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 install_test=no
 [ "${1:-}" = --install ] && install_test=yes
-work=$(mktemp -d /tmp/twinrail-pkg.XXXXXX)
+# The copy lives in build/, one level below the checkout like build/ itself, so that ccache
+# sees the same compile commands as build/'s and reuses its objects (scripts/debian-flags.sh).
+source scripts/debian-flags.sh
+mkdir -p build
+work=$(mktemp -d "$PWD/build/pkg.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/src"
 git ls-files -z --cached --others --exclude-standard | xargs -0 cp -a --parents -t "$work/src"
@@ -23,6 +27,7 @@ mkdir -p build/deb
 # dh_auto_test to run; noautodbgsym: no -dbgsym package, which nothing here checks.
 started=$SECONDS
 if ! (cd "$work/src" && DEB_BUILD_OPTIONS="nocheck noautodbgsym" \
+      TWINRAIL_CCACHE_LAUNCHER="$TWINRAIL_CCACHE_LAUNCHER" \
       dpkg-buildpackage -us -uc -b -j"$(nproc)") >build/deb/build.log 2>&1; then
   tail -40 build/deb/build.log
   exit 1
@@ -40,7 +45,9 @@ for f in /usr/sbin/hostrouted /usr/sbin/pathqd /usr/bin/twinrail /usr/bin/twinra
          /usr/share/man/man1/twinrail.1.gz /usr/share/man/man1/twinrail-plan.1.gz \
          /usr/share/man/man8/hostrouted.8.gz \
          /usr/share/man/man8/pathqd.8.gz /usr/sbin/planesteer /lib/systemd/system/planesteer.service \
-         /etc/default/planesteer /etc/twinrail/planesteer.json /usr/share/man/man8/planesteer.8.gz; do
+         /etc/default/planesteer /etc/twinrail/planesteer.json /usr/share/man/man8/planesteer.8.gz \
+         /usr/sbin/arsd /lib/systemd/system/arsd.service /etc/default/arsd /etc/twinrail/arsd.json \
+         /usr/share/man/man8/arsd.8.gz; do
   if grep -qx "$f" "$work/contents"; then echo "  ok $f"; else echo "  MISSING $f"; fail=1; fi
 done
 # The lab is a tool, not product: no file of it (twinrail-lab, its man page, anything
@@ -55,7 +62,7 @@ echo "== lintian"
 if ! lintian --fail-on error --suppress-tags-from-file /dev/null "$deb"; then fail=1; fi
 echo "== systemd units"
 dpkg-deb -x "$deb" "$work/root"
-for unit in hostrouted pathqd planesteer; do
+for unit in hostrouted pathqd planesteer arsd; do
   file="$work/root/lib/systemd/system/$unit.service"
   # verify checks ExecStart= against the running system: point it at the extracted binary.
   mkdir -p "$work/units"
@@ -75,7 +82,7 @@ if [ "$install_test" = yes ]; then
   echo "== install, check, purge"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$PWD/build/deb/$(basename "$deb")" >/dev/null
   getent passwd twinrail >/dev/null && echo "  user twinrail: ok" || { echo "  user twinrail: MISSING"; fail=1; }
-  for unit in hostrouted pathqd planesteer; do
+  for unit in hostrouted pathqd planesteer arsd; do
     if [ -L "/etc/systemd/system/multi-user.target.wants/$unit.service" ]; then
       echo "  $unit enabled: ok"
     else
@@ -84,7 +91,7 @@ if [ "$install_test" = yes ]; then
     if pgrep -x "$unit" >/dev/null; then echo "  $unit started before being configured"; fail=1; fi
   done
   systemd-analyze verify /lib/systemd/system/hostrouted.service /lib/systemd/system/pathqd.service \
-    /lib/systemd/system/planesteer.service || fail=1
+    /lib/systemd/system/planesteer.service /lib/systemd/system/arsd.service || fail=1
   man -w hostrouted >/dev/null && man -w planesteer >/dev/null && man -w twinrail >/dev/null ||
     fail=1
   DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq twinrail >/dev/null

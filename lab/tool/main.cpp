@@ -31,7 +31,8 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [options]
 
-  up [--plan FILE] [--attach bond|routed|evpn-mh] [--keep] [--no-steer] [--lb ecmp|static]
+  up [--plan FILE] [--attach bond|routed|evpn-mh] [--keep] [--no-steer]
+     [--lb ecmp|static|ars|ars-global|spray]
                        build the plan (default: 2 planes x 2 leaves x 2 spines, 2 servers
                        x 2 NICs) in namespaces; every switch runs FRR, its own Redis,
                        pathqd and (leaves) hostrouted; returns when every NIC reaches
@@ -45,6 +46,10 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
                        show what a bond alone loses.
                        --lb static: static smart routing on every leaf (each downlink
                        pinned to its planned uplink, hostrouted(8) UPLINK_PIN).
+                       --lb ars|ars-global|spray: every switch's fabric ports run the
+                       software ARS path (arsd): flowlets on local port quality, the
+                       same with the path beyond each next hop (GLOBAL_ARS), or
+                       per-packet random spray; config in SONiC's ARS tables.
       [--nos linux|sonic] [--sonic-release YYYYMM] [--hwsku DIR]
                        the switches' layout: Linux (the default: swp ports, frr.conf,
                        config_db.json) or SONiC's, built from the planner's SONiC
@@ -61,7 +66,8 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
                        miscable on purpose: two NIC ports' cables change places (again:
                        back); twinrail verify names them
   stop NODE SERVICE [--kill]
-                       stop a switch's redis, hostrouted or pathqd (SIGTERM, or SIGKILL)
+                       stop a switch's redis, hostrouted, pathqd or arsd (SIGTERM,
+                       or SIGKILL)
   start NODE SERVICE   start it again as the lab does (the daemons as their units run)
   restart-frr NODE [--kill|--clean|--service]
                        restart a switch's FRR: zebra and bgpd killed with SIGKILL and
@@ -76,7 +82,7 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
                        under traffic), down
 
   --name NAME          1-6 of a-z0-9; several labs can run side by side        [lab]
-  --hostrouted PATH, --pathqd PATH, --planesteer PATH
+  --hostrouted PATH, --pathqd PATH, --planesteer PATH, --arsd PATH
                        the daemons to run                    [next to this tool, or PATH]
 
 Exit codes: 0 ok, 64 usage, 78 a plan file refused (naming the field), 65 a plan that
@@ -149,6 +155,7 @@ Options parse(int argc, char** argv) {
     o.bins.pathqd = sibling(o.bins.self, "../../daemons/pathqd", "pathqd");
     o.bins.twinrail = sibling(o.bins.self, "../../tools/twinrail", "twinrail");
     o.bins.planesteer = sibling(o.bins.self, "../../daemons/planesteer", "planesteer");
+    o.bins.arsd = sibling(o.bins.self, "../../daemons/arsd", "arsd");
     if (argc < 2) throw UsageError{"no command"};
     o.command = argv[1];
     for (int i = 2; i < argc; ++i) {
@@ -165,6 +172,8 @@ Options parse(int argc, char** argv) {
             o.bins.hostrouted = value();
         } else if (a == "--pathqd") {
             o.bins.pathqd = value();
+        } else if (a == "--arsd") {
+            o.bins.arsd = value();
         } else if (a == "--from") {
             o.from = value();
         } else if (a == "--to") {
@@ -182,7 +191,7 @@ Options parse(int argc, char** argv) {
             if (!o.attach) throw UsageError{"--attach: bond, routed or evpn-mh"};
         } else if (a == "--lb") {
             o.lb = plan::parseLb(value());
-            if (!o.lb) throw UsageError{"--lb: ecmp or static"};
+            if (!o.lb) throw UsageError{std::string("--lb: one of ") + plan::kLbNames};
         } else if (a == "--nos") {
             std::string nos = value();
             if (nos != "linux" && nos != "sonic") throw UsageError{"--nos: linux or sonic"};
@@ -345,7 +354,8 @@ lab::Service serviceFrom(const std::string& name) {
     if (name == "redis") return lab::Service::Redis;
     if (name == "hostrouted") return lab::Service::Hostrouted;
     if (name == "pathqd") return lab::Service::Pathqd;
-    throw UsageError{"unknown service " + name + " (redis, hostrouted, pathqd)"};
+    if (name == "arsd") return lab::Service::Arsd;
+    throw UsageError{"unknown service " + name + " (redis, hostrouted, pathqd, arsd)"};
 }
 
 int run(const Options& o) {

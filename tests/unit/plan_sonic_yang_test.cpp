@@ -15,12 +15,10 @@
 #include <string>
 
 #include "plan_sonic_helpers.h"
+#include "sonic_yang_checker.h"
 #include "twinrail/plan/plan.h"
 #include "twinrail/plan/sonic_sku.h"
 #include "twinrail/plan/sonic_target.h"
-#include "twinrail/sonic/check.h"
-#include "twinrail/sonic/merge.h"
-#include "twinrail/sonic/yang_context.h"
 
 namespace plan = twinrail::plan;
 namespace sonic = twinrail::sonic;
@@ -30,39 +28,18 @@ using twinrail::plansonic_test::build;
 using twinrail::plansonic_test::catalogSku;
 using twinrail::plansonic_test::request;
 
+using twinrail::plansonic_test::YangChecker;
+
 namespace {
 
 const fs::path kSonicModels = TWINRAIL_SONIC_YANG_SHARED;
 const fs::path kOurModels = TWINRAIL_PROTO_DIR;
 
-struct Checker {
-    sonic::YangContext yang;
-    sonic::SchemaModel schema;
-    Checker() {
-        // SONiC's first: ours import sonic-port and sonic-vlan from them.
-        for (const auto& dir : {kSonicModels, kOurModels}) {
-            auto failed = yang.loadDirectory(dir.string());
-            EXPECT_EQ(failed, std::vector<std::string>{}) << dir;
-        }
-        schema = yang.schemaModel();
-    }
-    // Every problem as one line each, and the missing-models line; empty when valid.
-    std::vector<std::string> check(const json& base, const json& overlay) const {
-        auto merged = sonic::mergeConfigDb(base, overlay);
-        std::vector<std::string> out;
-        for (const auto& p : merged.problems) out.push_back("merge: " + p.str());
-        auto report = sonic::checkConfigDb(yang, schema, merged.merged);
-        for (const auto& p : report.problems) out.push_back(p.str());
-        if (!report.tablesWithoutModel.empty()) out.push_back(report.missingModelsLine());
-        return out;
-    }
-};
-
 }  // namespace
 
 TEST(PlanSonicYang, EverySeedOverlayOnItsBasePassesSonicsModelsAndOurs) {
     if (!fs::exists(kSonicModels)) GTEST_SKIP() << "no SONiC models at " << kSonicModels;
-    Checker checker;
+    YangChecker checker(kSonicModels, kOurModels);
     struct Seed {
         std::string model;
         int from, to;
@@ -111,7 +88,7 @@ TEST(PlanSonicYang, EverySeedOverlayOnItsBasePassesSonicsModelsAndOurs) {
 // The check is not blind: the overlay with one of the faults SONiC refuses is caught.
 TEST(PlanSonicYang, FaultsInAnOverlayAreCaught) {
     if (!fs::exists(kSonicModels)) GTEST_SKIP() << "no SONiC models at " << kSonicModels;
-    Checker checker;
+    YangChecker checker(kSonicModels, kOurModels);
     auto p = build("CX864E-N", 512);
     const plan::Sku sku = catalogSku("CX864E-N");
     const plan::Switch& leaf = p.switches.front();

@@ -47,9 +47,14 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
                            evpn-mh: the seed's 3.1.2, an 802.3ad NIC bond to an
                            Ethernet segment the leaf pair shares (EVPN over an AUX link)
   --host-bgp               the same as --attach routed
-  --lb ecmp|static         leaf uplink balancing                                  [ecmp]
+  --lb MODE                fabric load balancing: ecmp|static|ars|ars-global|spray [ecmp]
                            static: the seed's static smart routing, each downlink
-                           pinned to one uplink (UPLINK_PIN in the leaves' config_db)
+                           pinned to one uplink (UPLINK_PIN in the leaves' config_db);
+                           ars: flowlet adaptive routing on every fabric port (SONiC's
+                           ARS_PROFILE/ARS_OBJECT/ARS_INTERFACES); ars-global: ARS whose
+                           quality also counts pathqd's link bandwidth beyond the next hop
+                           (GLOBAL_ARS); spray: per-packet random (SWITCH_HASH|GLOBAL
+                           ecmp_hash_algorithm RANDOM)
   --gateway-mac MAC        the one MAC of the rail gateways (bond)   [00:00:5e:00:01:01]
   --roce-priority N --roce-dscp N --cnp-priority N --cnp-dscp N
                            RoCEv2 QoS for NICs, switches and NCCL: the lossless
@@ -182,7 +187,7 @@ Args parse(int argc, char** argv) {
             r.attach = *at;
         } else if (f == "--lb") {
             auto lb = plan::parseLb(value(i));
-            if (!lb) throw UsageError{"--lb: ecmp or static"};
+            if (!lb) throw UsageError{std::string("--lb: one of ") + plan::kLbNames};
             r.lb = *lb;
         } else if (f == "--host-bgp") {  // the routed attachment's old name
             r.attach = plan::Attach::Routed;

@@ -1,4 +1,4 @@
-// The lab's services on a switch (Redis, hostrouted, pathqd): started the way the
+// The lab's services on a switch (Redis, hostrouted, pathqd, arsd): started the way the
 // systemd units run the daemons, stopped or killed by name for the fault tests.
 #include <signal.h>
 
@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "twinrail/ars/config.h"
 #include "twinrail/lab/notify_listener.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
@@ -33,6 +34,9 @@ std::string readFile(const std::string& path) {
 // user in group frrvty, no new privileges, and only the capabilities the unit grants.
 Argv leastPrivilege(Service s) {
     std::string caps = s == Service::Hostrouted ? "-all,+net_admin,+net_raw" : "-all";
+    // arsd loads its BPF program and maps (CAP_BPF, CAP_PERFMON for the verifier's
+    // pointer rules) and attaches it to tc ingress (CAP_NET_ADMIN), as systemd/arsd.service.
+    if (s == Service::Arsd) caps = "-all,+net_admin,+bpf,+perfmon";
     return {"setpriv",
             "--reuid=nobody",
             "--regid=nogroup",
@@ -127,7 +131,9 @@ void startRedis(const std::string& lab, const std::string& node) {
 void startDaemon(const std::string& lab, const LabBinaries& bins, const std::string& node,
                  Service s) {
     const std::string what = serviceName(s);
-    const std::string& bin = s == Service::Hostrouted ? bins.hostrouted : bins.pathqd;
+    const std::string& bin = s == Service::Hostrouted ? bins.hostrouted
+                             : s == Service::Arsd     ? bins.arsd
+                                                      : bins.pathqd;
     std::string d = PlanLab::stateDir(lab) + "/" + node;
     std::string log = d + "/" + what + ".log";
     NotifyListener ready(d + "/" + what + ".notify");
@@ -200,6 +206,8 @@ const char* serviceName(Service s) {
             return "hostrouted";
         case Service::Pathqd:
             return "pathqd";
+        case Service::Arsd:
+            return "arsd";
     }
     return "?";
 }
@@ -220,6 +228,15 @@ bool stopService(const std::string& lab, const std::string& node, Service s, int
     waitUntil([lab, node, s] { return servicePids(lab, node, s).empty(); }, 10s, 50ms);
     for (pid_t p : servicePids(lab, node, s)) ::kill(p, SIGKILL);
     return !pids.empty();
+}
+
+bool startArsdIfEnabled(const std::string& lab, const LabBinaries& bins, const std::string& node,
+                        const nlohmann::json& configDb) {
+    auto parsed = ars::parseArsConfig(configDb);
+    if (const auto* cfg = std::get_if<ars::ArsConfig>(&parsed); cfg != nullptr && !cfg->enabled)
+        return false;
+    startDaemon(lab, bins, node, Service::Arsd);
+    return true;
 }
 
 }  // namespace twinrail::lab

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "twinrail/ars/config.h"
 #include "twinrail/common/table.h"
 #include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/reachability.h"
@@ -49,6 +50,20 @@ json bgpSessions(const std::string& ns) {
     return {{"established", up}, {"configured", all}, {"youngest_ms", youngest}};
 }
 
+namespace {
+
+// Whether the switch's config_db.json enables ARS, so arsd belongs there (lab_services.cpp).
+bool arsEnabled(const std::string& lab, const std::string& node) {
+    std::ifstream in(PlanLab::stateDir(lab) + "/" + node + "/config_db.json");
+    auto db = json::parse(in, nullptr, false);
+    if (db.is_discarded()) return false;
+    auto parsed = ars::parseArsConfig(db);
+    const auto* cfg = std::get_if<ars::ArsConfig>(&parsed);
+    return cfg == nullptr || cfg->enabled;
+}
+
+}  // namespace
+
 json labStatus(const std::string& name) {
     plan::Plan p = PlanLab::loadPlan(name);
     json out{{"lab", name}, {"switches", json::array()}, {"nics", json::array()}};
@@ -58,6 +73,7 @@ json labStatus(const std::string& name) {
         auto procs = processesIn(ns);
         std::vector<std::string> want{"zebra", "bgpd", "redis-server", "pathqd"};
         if (!sw.spine) want.push_back("hostrouted");
+        if (arsEnabled(name, sw.name)) want.push_back("arsd");
         json running = json::object();
         for (const auto& w : want) {
             running[w] = procs.count(w) > 0;

@@ -305,6 +305,7 @@ void PlanLab::startSwitch(const plan::Switch& sw) {
     startService(name_, bins_, sw.name, Service::Redis);
     if (!sw.spine) startService(name_, bins_, sw.name, Service::Hostrouted);
     startService(name_, bins_, sw.name, Service::Pathqd);
+    startArsdIfEnabled(name_, bins_, sw.name, db);
 }
 
 // Every NIC reaches every other through every plane, and every switch's BGP sessions have

@@ -133,6 +133,7 @@ void PlanLab::startSonicSwitch(const plan::Switch& sw) {
     startService(name_, bins_, sw.name, Service::Redis);  // and loads CONFIG_DB
     if (!sw.spine) startService(name_, bins_, sw.name, Service::Hostrouted);
     startService(name_, bins_, sw.name, Service::Pathqd);
+    startArsdIfEnabled(name_, bins_, sw.name, db);
     const auto g =
         db.value("HOSTROUTED", nlohmann::json::object()).value("global", nlohmann::json::object());
     if (g.value("advertise", "") == "network-table") {

@@ -212,12 +212,25 @@ const RailSubnet* Plan::subnetFor(int group, int rail) const {
 }
 
 const char* lbName(Request::Lb lb) {
-    return lb == Request::Lb::Static ? "static" : "ecmp";
+    switch (lb) {
+        case Request::Lb::Static:
+            return "static";
+        case Request::Lb::Ars:
+            return "ars";
+        case Request::Lb::ArsGlobal:
+            return "ars-global";
+        case Request::Lb::Spray:
+            return "spray";
+        case Request::Lb::Ecmp:
+            break;
+    }
+    return "ecmp";
 }
 
 std::optional<Request::Lb> parseLb(const std::string& name) {
-    if (name == "ecmp") return Request::Lb::Ecmp;
-    if (name == "static") return Request::Lb::Static;
+    for (auto lb : {Request::Lb::Ecmp, Request::Lb::Static, Request::Lb::Ars,
+                    Request::Lb::ArsGlobal, Request::Lb::Spray})
+        if (name == lbName(lb)) return lb;
     return std::nullopt;
 }
 

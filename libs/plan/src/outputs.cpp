@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "ars_rows.h"
 #include "frr_text.h"
 #include "twinrail/plan/evpn_mh.h"
 
@@ -217,6 +218,8 @@ json configDb(const Plan& plan, const Switch& sw) {
                                      {"capacity_mbps", n(static_cast<long>(p.speedGbps) * 1000)},
                                      {"neighbor", p.peer}};
     }
+    addLbRows(
+        plan, sw, [](const std::string& name) { return name; }, true, db);
     if (sw.spine) return db;
     // Host-facing ports carry the rail's gateway address (without its prefix route: the
     // hosts are /32s); hosts become /32s via hostrouted. Who owns what on a leaf:

@@ -190,7 +190,8 @@ Request readRequest(const json& j, const std::string& at) {
         auto name = get<std::string>(j, "lb", at);
         auto lb = parseLb(name);
         if (!lb) {
-            throw FieldError(at + ".lb: \"" + names::printable(name) + "\" is not ecmp or static");
+            throw FieldError(at + ".lb: \"" + names::printable(name) + "\" is not one of " +
+                             kLbNames);
         }
         r.lb = *lb;
     }

@@ -3,6 +3,7 @@
 // hostrouted's and pathqd's tables keyed by the HWSKU's EthernetN names.
 #include <cstdlib>
 
+#include "ars_rows.h"
 #include "sonic_evpn.h"
 #include "sonic_qos.h"
 #include "twinrail/plan/sonic_target.h"
@@ -120,6 +121,8 @@ std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan,
     SonicSwitchConfig out;
     json& db = out.overlay;
     fabricAndDevice(plan, sw, ports, options, db);
+    addLbRows(
+        plan, sw, [&ports](const std::string& name) { return ports.names.at(name); }, false, db);
     sonicQosRows(plan, sw, ports, db);
     if (!sw.spine) {
         const bool bond = plan.request.attach == Attach::Bond;

@@ -34,6 +34,7 @@ struct LabBinaries {
     std::string self;                   // this tool, re-run inside a namespace to announce a NIC
     std::string twinrail = "twinrail";  // the operator CLI, for the tour
     std::string planesteer = "planesteer";  // the bonded hosts' plane steering (optional)
+    std::string arsd = "arsd";              // software ARS, on switches whose config_db enables it
 };
 
 // The scaled-down plan the lab builds by default: 2 servers x 2 GPUs (2 rails), a 400G
@@ -145,13 +146,18 @@ void restoreNode(const std::string& labName, const LabBinaries& bins, const std:
 // systemd units start them (an unprivileged user, only the units' capabilities) and, for
 // the daemons, ready when they send READY=1 to their NOTIFY_SOCKET. They are found again
 // from the lab's name, so a later command can stop or restart them.
-enum class Service { Redis, Hostrouted, Pathqd };
+enum class Service { Redis, Hostrouted, Pathqd, Arsd };
 const char* serviceName(Service s);
 void startService(const std::string& labName, const LabBinaries& bins, const std::string& node,
                   Service s);
 // Sends `signal` (SIGTERM: a clean stop, SIGKILL: a crash) and waits until it is gone.
 // Returns false when it was not running.
 bool stopService(const std::string& labName, const std::string& node, Service s, int signal);
+// Starts arsd on the switch when its config_db enables ARS (the ARS tables or
+// SWITCH_HASH RANDOM; `twinrail-lab up --lb ars|ars-global|spray`), or when its ARS
+// tables are bad (arsd then refuses them, and the lab says why). Whether it started.
+bool startArsdIfEnabled(const std::string& labName, const LabBinaries& bins,
+                        const std::string& node, const nlohmann::json& configDb);
 std::vector<pid_t> servicePids(const std::string& labName, const std::string& node, Service s);
 
 // Miscables on purpose: the cables of two NIC ports (NODE:PORT each) change places, as

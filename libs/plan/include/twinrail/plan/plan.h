@@ -90,7 +90,9 @@ struct Plan {
 std::variant<Plan, SizingError> buildPlan(const Request& request);
 
 const char* roleName(PortRole role);
-const char* lbName(Request::Lb lb);  // "ecmp", "static"
+const char* lbName(Request::Lb lb);  // "ecmp", "static", "ars", "ars-global", "spray"
+// Every load-balancing mode's name, in enum order, for usage text and errors.
+inline constexpr const char* kLbNames = "ecmp|static|ars|ars-global|spray";
 std::optional<Request::Lb> parseLb(const std::string& name);
 // Fills every leaf host port's pinnedUplink (plans read from files older than version 3).
 void assignUplinkPins(Plan& plan);

@@ -60,7 +60,11 @@ struct Request {
     // Leaf uplink load balancing: Ecmp (BGP multipath, pathqd's weights when it runs) or
     // Static, the seed's static smart routing: traffic entering a downlink leaves through
     // the uplink the plan pins it to (SwitchPort::pinnedUplink), falling back to multipath.
-    enum class Lb { Ecmp, Static } lb = Lb::Ecmp;
+    // The others are ECMP routes with adaptive forwarding on every switch's fabric ports,
+    // configured in SONiC's Local ARS tables (libs/ars, arsd): Ars, flowlet ARS on local
+    // port quality; ArsGlobal, the same with the path beyond each next hop counted
+    // (GLOBAL_ARS); Spray, per-packet random (SWITCH_HASH|GLOBAL ecmp_hash_algorithm RANDOM).
+    enum class Lb { Ecmp, Static, Ars, ArsGlobal, Spray } lb = Lb::Ecmp;
     // RoCEv2 QoS, one set for NICs, switches and NCCL (roce.h).
     RoceQos roce;
     bool hostBgp() const { return attach == Attach::Routed; }

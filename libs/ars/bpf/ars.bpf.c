@@ -1,0 +1,357 @@
+// The software ARS data path (issue 22): a tc program on a switch port's clsact ingress with
+// SAI ARS's semantics. Each routed IPv4/IPv6 packet is looked up in a mirror of the kernel's
+// routes (an LPM trie per family, written by arsd from the main and local tables, so the
+// longest match is the kernel's); when the route is an eligible group of 2..16 next hops,
+// the packet's 5-tuple picks a slot of the flow table, and the slot's egress is kept while
+// the flow keeps sending within idle_ns (flowlet), or chosen again on every packet. A choice
+// is the best quality band among the next hops (ties at random) or a random next hop by the
+// route's weights. The program then does what the kernel's forwarding would: TTL/hop limit
+// minus one and bpf_redirect_neigh to the next hop's gateway, so the kernel's neighbour
+// table supplies the MAC (FRR's onlink 169.254.0.1 and fe80:: next hops included).
+//
+// Anything the program does not steer goes on as if it were not there (TC_ACT_UNSPEC: the
+// next tc filter, or the kernel's own forwarding when there is none): non-IP, fragments,
+// TTL <= 1, no route, a route the kernel must decide, packets not addressed to this host's
+// MAC, and every packet arriving on a pinned port (static smart routing owns those flows).
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <stddef.h>
+
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "ars_maps.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define PACKET_HOST 0
+#define IP_FRAGMENT_BITS 0x3fff  // MF and the fragment offset
+#define IPV6_NEXT_FRAGMENT 44
+
+// Not TC_ACT_OK: that would end classification and skip other users' filters after ours.
+#define ARS_PASS TC_ACT_UNSPEC
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct ars_config);
+} ars_config SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_LPM_TRIE);
+    __uint(max_entries, 65536);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __type(key, struct ars_lpm_v4);
+    __type(value, struct ars_group);
+} ars_routes_v4 SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_LPM_TRIE);
+    __uint(max_entries, 65536);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __type(key, struct ars_lpm_v6);
+    __type(value, struct ars_group);
+} ars_routes_v6 SEC(".maps");
+
+// ifindex -> quality band 0..7 (arsd's sampler); absent: ARS_BEST_BAND.
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 4096);
+    __type(key, __u32);
+    __type(value, __u8);
+} ars_port_band SEC(".maps");
+
+// ifindex -> 1: packets arriving there are never steered.
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 4096);
+    __type(key, __u32);
+    __type(value, __u8);
+} ars_pinned SEC(".maps");
+
+// max_entries is replaced by the loader (the constructor's maxFlows) before load.
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 4096);
+    __type(key, __u32);
+    __type(value, struct ars_flow);
+} ars_flows SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, ARS_CNT_MAX);
+    __type(key, __u32);
+    __type(value, __u64);
+} ars_counters SEC(".maps");
+
+static __always_inline void bump(__u32 slot) {
+    __u64* c = bpf_map_lookup_elem(&ars_counters, &slot);
+    if (c) *c += 1;
+}
+
+static __always_inline int pass(void) {
+    bump(ARS_CNT_PASSED);
+    return ARS_PASS;
+}
+
+// murmur3's 32-bit mixing: every input bit reaches the slot index's low bits.
+static __always_inline __u32 mix(__u32 h, __u32 k) {
+    k *= 0xcc9e2d51;
+    k = (k << 15) | (k >> 17);
+    k *= 0x1b873593;
+    h ^= k;
+    h = (h << 13) | (h >> 19);
+    return h * 5 + 0xe6546b64;
+}
+
+static __always_inline __u32 finish(__u32 h) {
+    h ^= h >> 16;
+    h *= 0x85ebca6b;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35;
+    return h ^ (h >> 16);
+}
+
+static __always_inline __u32 band_of(const struct ars_nexthop* nh, __u32 global) {
+    __u32 ifindex = nh->ifindex;
+    __u8* b = bpf_map_lookup_elem(&ars_port_band, &ifindex);
+    __u32 band = b ? *b : ARS_BEST_BAND;
+    if (global && nh->remote_band < band) band = nh->remote_band;
+    return band;
+}
+
+// The loops over a group's next hops run under bpf_loop: the verifier checks each callback
+// once instead of every path through 16 unrolled iterations (which exceeds its 1M-insn budget
+// with the best band and the tie count tracked exactly).
+struct scan {
+    const struct ars_group* g;
+    __u32 global;  // quality: FARE's min(port band, remote band)
+    __u32 want;    // find: the ifindex looked for; random: the drawn ticket
+    __u32 best_band;
+    __u32 ties;
+    __u32 total;  // random: the sum of the weights
+    int best;     // the answer: a next hop index, or -1
+};
+
+// The best band; among equals each is as likely (reservoir sampling).
+static long quality_step(__u32 i, void* arg) {
+    struct scan* s = arg;
+    if (i >= ARS_MAX_NEXTHOPS) return 1;
+    __u32 band = band_of(&s->g->nh[i], s->global);
+    if (s->best < 0 || band > s->best_band) {
+        s->best = (int)i;
+        s->best_band = band;
+        s->ties = 1;
+    } else if (band == s->best_band) {
+        s->ties++;
+        if (bpf_get_prandom_u32() % s->ties == 0) s->best = (int)i;
+    }
+    return 0;
+}
+
+static long weight_step(__u32 i, void* arg) {
+    struct scan* s = arg;
+    if (i >= ARS_MAX_NEXTHOPS) return 1;
+    s->total += s->g->nh[i].weight;
+    return 0;
+}
+
+// The next hop whose weight range holds the ticket.
+static long ticket_step(__u32 i, void* arg) {
+    struct scan* s = arg;
+    if (i >= ARS_MAX_NEXTHOPS) return 1;
+    __u32 w = s->g->nh[i].weight;
+    if (s->want < w) {
+        s->best = (int)i;
+        return 1;
+    }
+    s->want -= w;
+    return 0;
+}
+
+static long find_step(__u32 i, void* arg) {
+    struct scan* s = arg;
+    if (i >= ARS_MAX_NEXTHOPS) return 1;
+    if (s->g->nh[i].ifindex != s->want) return 0;
+    s->best = (int)i;
+    return 1;
+}
+
+static __always_inline int choose_quality(const struct ars_group* g, __u32 count, __u32 global) {
+    struct scan s = {.g = g, .global = global, .best = -1};
+    bpf_loop(count, quality_step, &s, 0);
+    return s.best;
+}
+
+// A next hop with probability weight / sum of weights.
+static __always_inline int choose_random(const struct ars_group* g, __u32 count) {
+    struct scan s = {.g = g, .best = -1};
+    bpf_loop(count, weight_step, &s, 0);
+    if (s.total == 0) return -1;
+    s.want = bpf_get_prandom_u32() % s.total;
+    bpf_loop(count, ticket_step, &s, 0);
+    return s.best;
+}
+
+static __always_inline int find_port(const struct ars_group* g, __u32 count, __u32 ifindex) {
+    struct scan s = {.g = g, .want = ifindex, .best = -1};
+    bpf_loop(count, find_step, &s, 0);
+    return s.best;
+}
+
+// The flow's next hop in `g`: the remembered one while the flowlet lasts and the route still
+// has it, else a new choice. -1: none (the caller passes the packet).
+static __always_inline int decide(const struct ars_config* cfg, const struct ars_group* g,
+                                  __u32 hash) {
+    __u32 slot = hash & cfg->flow_mask;
+    struct ars_flow* flow = bpf_map_lookup_elem(&ars_flows, &slot);
+    if (!flow) return -1;
+    __u64 now = cfg->now_override_ns ? cfg->now_override_ns : bpf_ktime_get_ns();
+    __u32 mode = cfg->mode;
+    __u32 count = g->count;
+    if (count > ARS_MAX_NEXTHOPS) return -1;
+    __u32 prev = flow->ifindex;
+    int nh = -1;
+    int per_packet = mode == ARS_MODE_PACKET_QUALITY || mode == ARS_MODE_PACKET_RANDOM;
+    if (!per_packet && prev != 0 && now - flow->last_seen_ns < cfg->idle_ns) {
+        if (flow->generation == g->generation) {
+            if (flow->nh_index < count) nh = (int)flow->nh_index;
+        } else {
+            // The route was rewritten (or the slot is another route's): the flow stays only
+            // if its port is still one of the route's next hops; a withdrawn one never is.
+            nh = find_port(g, count, prev);
+        }
+    }
+    if (nh < 0) {
+        int quality = mode == ARS_MODE_FLOWLET_QUALITY || mode == ARS_MODE_PACKET_QUALITY;
+        nh = quality ? choose_quality(g, count, cfg->global) : choose_random(g, count);
+        if (nh < 0 || nh >= ARS_MAX_NEXTHOPS) return -1;
+        bump(ARS_CNT_NEW_FLOWLETS);
+        // The mask only tells the verifier what the test above already made true.
+        if (prev != 0 && prev != g->nh[nh & (ARS_MAX_NEXTHOPS - 1)].ifindex) bump(ARS_CNT_MOVED);
+    }
+    __u32 idx = (__u32)nh & (ARS_MAX_NEXTHOPS - 1);
+    flow->last_seen_ns = now;
+    flow->generation = g->generation;
+    flow->ifindex = g->nh[idx].ifindex;
+    flow->nh_index = idx;
+    return (int)idx;
+}
+
+// Sends the packet to next hop `nh` of `g` through the neighbour table.
+static __always_inline int redirect(const struct ars_group* g, int nh) {
+    if (nh < 0 || nh >= ARS_MAX_NEXTHOPS) return -1;
+    struct bpf_redir_neigh params = {};
+    const struct ars_nexthop* hop = &g->nh[nh & (ARS_MAX_NEXTHOPS - 1)];
+    __u32 ifindex = hop->ifindex;
+    if (hop->family == AF_INET) {
+        params.nh_family = AF_INET;
+        params.ipv4_nh = hop->gateway[0];
+    } else if (hop->family == AF_INET6) {
+        params.nh_family = AF_INET6;
+        __builtin_memcpy(params.ipv6_nh, hop->gateway, sizeof(params.ipv6_nh));
+    }
+    bump(ARS_CNT_STEERED);
+    if (params.nh_family == 0) return (int)bpf_redirect_neigh(ifindex, NULL, 0, 0);
+    return (int)bpf_redirect_neigh(ifindex, &params, sizeof(params), 0);
+}
+
+// Larger than the egress MTU: left to the kernel, whose forwarding sends ICMP "fragmentation
+// needed" / "packet too big" (or fragments); a redirect would have the driver drop it
+// silently and break path MTU discovery. An ifindex the helper does not know is not "too
+// big": the redirect itself fails then.
+static __always_inline int too_big(struct __sk_buff* skb, const struct ars_group* g, int nh) {
+    __u32 mtu = 0;
+    return bpf_check_mtu(skb, g->nh[nh & (ARS_MAX_NEXTHOPS - 1)].ifindex, &mtu, 0, 0) ==
+           BPF_MTU_CHK_RET_FRAG_NEEDED;
+}
+
+static __always_inline int steer_v4(struct __sk_buff* skb, const struct ars_config* cfg) {
+    void* data = (void*)(long)skb->data;
+    void* end = (void*)(long)skb->data_end;
+    struct iphdr* ip = data + sizeof(struct ethhdr);
+    if ((void*)(ip + 1) > end) return pass();
+    if (ip->version != 4 || ip->ihl < 5) return pass();
+    if (ip->frag_off & bpf_htons(IP_FRAGMENT_BITS)) return pass();
+    if (ip->ttl <= 1) return pass();  // the kernel sends the ICMP time exceeded
+
+    struct ars_lpm_v4 key = {.prefixlen = 32};
+    __builtin_memcpy(key.addr, &ip->daddr, 4);
+    const struct ars_group* g = bpf_map_lookup_elem(&ars_routes_v4, &key);
+    if (!g || !g->eligible || g->count < 2 || g->count > ARS_MAX_NEXTHOPS) return pass();
+
+    __u32 h = mix(mix(mix(0, ip->saddr), ip->daddr), ip->protocol);
+    if (ip->protocol == IPPROTO_TCP || ip->protocol == IPPROTO_UDP) {
+        __u32* ports = (void*)ip + ip->ihl * 4;
+        if ((void*)(ports + 1) > end) return pass();
+        h = mix(h, *ports);
+    }
+    int nh = decide(cfg, g, finish(h));
+    if (nh < 0 || too_big(skb, g, nh)) return pass();
+
+    // TTL minus one, as forwarding does; the checksum word holds TTL and protocol.
+    __u16 old_word = *(__u16*)&ip->ttl;
+    ip->ttl -= 1;
+    __u16 new_word = *(__u16*)&ip->ttl;
+    if (bpf_l3_csum_replace(skb, sizeof(struct ethhdr) + offsetof(struct iphdr, check), old_word,
+                            new_word, sizeof(__u16)) != 0)
+        return TC_ACT_SHOT;  // the packet is already changed: never let a bad checksum out
+    return redirect(g, nh);
+}
+
+static __always_inline int steer_v6(struct __sk_buff* skb, const struct ars_config* cfg) {
+    void* data = (void*)(long)skb->data;
+    void* end = (void*)(long)skb->data_end;
+    struct ipv6hdr* ip6 = data + sizeof(struct ethhdr);
+    if ((void*)(ip6 + 1) > end) return pass();
+    if (ip6->version != 6) return pass();
+    if (ip6->nexthdr == IPV6_NEXT_FRAGMENT) return pass();
+    if (ip6->hop_limit <= 1) return pass();
+
+    struct ars_lpm_v6 key = {.prefixlen = 128};
+    __builtin_memcpy(key.addr, &ip6->daddr, 16);
+    const struct ars_group* g = bpf_map_lookup_elem(&ars_routes_v6, &key);
+    if (!g || !g->eligible || g->count < 2 || g->count > ARS_MAX_NEXTHOPS) return pass();
+
+    __u32 h = ip6->nexthdr;
+    for (int i = 0; i < 4; i++) {
+        h = mix(h, ip6->saddr.in6_u.u6_addr32[i]);
+        h = mix(h, ip6->daddr.in6_u.u6_addr32[i]);
+    }
+    // Ports only right after the fixed header; other extension headers hash on addresses.
+    if (ip6->nexthdr == IPPROTO_TCP || ip6->nexthdr == IPPROTO_UDP) {
+        __u32* ports = (void*)(ip6 + 1);
+        if ((void*)(ports + 1) > end) return pass();
+        h = mix(h, *ports);
+    }
+    int nh = decide(cfg, g, finish(h));
+    if (nh < 0 || too_big(skb, g, nh)) return pass();
+    ip6->hop_limit -= 1;  // no header checksum in IPv6
+    return redirect(g, nh);
+}
+
+SEC("tc")
+int ars_ingress(struct __sk_buff* skb) {
+    __u32 in = skb->ingress_ifindex;
+    if (bpf_map_lookup_elem(&ars_pinned, &in)) return pass();
+    if (skb->pkt_type != PACKET_HOST) return pass();  // the kernel would not route it either
+    __u32 zero = 0;
+    const struct ars_config* cfg = bpf_map_lookup_elem(&ars_config, &zero);
+    if (!cfg) return pass();
+    void* data = (void*)(long)skb->data;
+    void* end = (void*)(long)skb->data_end;
+    struct ethhdr* eth = data;
+    if ((void*)(eth + 1) > end) return pass();
+    if (eth->h_proto == bpf_htons(ETH_P_IP)) return steer_v4(skb, cfg);
+    if (eth->h_proto == bpf_htons(ETH_P_IPV6)) return steer_v6(skb, cfg);
+    return pass();
+}
+
+// Only GPL-compatible programs may call some helpers; none of ours needs it, but the program
+// is loaded into the kernel and GPL keeps every helper open to a later change.
+char LICENSE[] SEC("license") = "GPL";
