@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "lb_lab.h"
+#include "lb_util.h"
 #include "twinrail/lab/process.h"
 #include "twinrail/lab/shell.h"
 
@@ -36,15 +37,6 @@ const char* const kCounters[] = {
     "TcpExt.TCPOFOQueue",  "TcpExt.TCPSACKReorder",  "TcpExt.TCPTSReorder", "TcpExt.TCPRenoReorder",
     "TcpExt.TCPDSACKRecv", "TcpExt.TCPDSACKOfoRecv", "Tcp.InSegs",          "Tcp.OutSegs",
     "Tcp.RetransSegs"};
-
-json lastJsonLine(const std::string& file) {
-    std::ifstream in(file);
-    std::string line, last;
-    while (std::getline(in, line))
-        if (!line.empty() && line[0] == '{') last = line;
-    json j = json::parse(last, nullptr, false);
-    return j.is_discarded() ? json{{"error", "no output in " + file}} : j;
-}
 
 double median(std::vector<double> v) {
     if (v.empty()) return -1;

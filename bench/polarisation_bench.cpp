@@ -183,15 +183,6 @@ struct Bench {
         return out;
     }
 
-    static json readJson(const std::string& file) {
-        std::ifstream in(file);
-        std::string line, last;
-        while (std::getline(in, line))
-            if (!line.empty() && line[0] == '{') last = line;
-        json j = json::parse(last, nullptr, false);
-        return j.is_discarded() ? json{{"error", "no output in " + file}} : j;
-    }
-
     // One run of every flow at once; per link the bytes sent during it.
     json run(const std::set<int>& planes) const {
         std::vector<lab::ChildProcess> recv, send;
@@ -247,7 +238,7 @@ struct Bench {
         }
         uint64_t received = 0, flows = 0;
         for (const auto& f : recvFiles) {
-            json r = readJson(f);
+            json r = twinrail::bench::lastJsonLine(f);
             received += r.value("received", uint64_t{0});
             flows += r.value("flows", uint64_t{0});
         }
