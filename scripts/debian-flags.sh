@@ -8,7 +8,9 @@
 # the build directory left out of the hash; scripts/package.sh builds its copy of the source
 # inside build/, one level below, so the compile commands are the same after ccache makes
 # paths relative, and every product object is a cache hit. A fresh clone starts with an
-# empty cache: nothing is reused from an earlier run.
+# empty cache: nothing is reused from an earlier run. Depend mode: on a miss (every file of a
+# fresh clone) ccache reads the headers from the compiler's own -MD output instead of running
+# the preprocessor a second time.
 # Sets: TWINRAIL_DEB_CXXFLAGS, TWINRAIL_CCACHE_LAUNCHER (empty without ccache).
 twinrail_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 twinrail_debian_flags() {
@@ -22,5 +24,5 @@ twinrail_debian_flags() {
 TWINRAIL_DEB_CXXFLAGS=$(twinrail_debian_flags)
 TWINRAIL_CCACHE_LAUNCHER=
 if command -v ccache >/dev/null; then
-  TWINRAIL_CCACHE_LAUNCHER="env;CCACHE_DIR=$twinrail_root/build/ccache;CCACHE_BASEDIR=$twinrail_root;CCACHE_NOHASHDIR=true;CCACHE_MAXSIZE=4G;ccache"
+  TWINRAIL_CCACHE_LAUNCHER="env;CCACHE_DIR=$twinrail_root/build/ccache;CCACHE_BASEDIR=$twinrail_root;CCACHE_NOHASHDIR=true;CCACHE_DEPEND=true;CCACHE_MAXSIZE=4G;ccache"
 fi

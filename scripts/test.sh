@@ -13,8 +13,9 @@ phase() { echo "== $1 ($(date -u +%T), $SECONDS s in)"; }
 phase "packages"
 scripts/deps.sh
 phase "build"
-# The daemons' unit tests are built and run once, in build-asan/ below, under ASan + UBSan.
-TWINRAIL_CORE_UNIT_TESTS=OFF scripts/build.sh
+# The daemons' unit tests and their own namespace tests (label integration-asan) are built
+# and run once, in build-asan/ below, under ASan + UBSan.
+TWINRAIL_SANITIZER_SUITE=OFF scripts/build.sh
 cd build
 phase "unit tests"
 ctest --output-on-failure -j"$(nproc)" -L unit

@@ -15,8 +15,9 @@
 namespace twinrail::pathqd {
 namespace {
 
-constexpr int kFreshPeriods = 3;  // INT and probe samples older than this are stale
-constexpr int kLostPeriods = 10;  // no probe reply for this long: the link is choking
+constexpr int kFreshPeriods = 3;      // INT and probe samples older than this are stale
+constexpr int kLostPeriods = 10;      // no probe reply for this long: the link is choking
+constexpr int kPeerWaitPeriods = 10;  // the longest the first publish waits for neighbours
 
 uint32_t toU32(double v) {
     return static_cast<uint32_t>(std::clamp(std::llround(v), 0LL, 0xffffffffLL));
@@ -108,6 +109,7 @@ void Daemon::start() {
         log::warning("kernel routes cannot be followed, no weights shown: ", e.what());
     }
     nextSample_ = quality::Clock::now();
+    peerWaitUntil_ = nextSample_ + kPeerWaitPeriods * cfg_.sampleInterval;
     armSample();
     armWeights();
     armStats();
@@ -217,7 +219,17 @@ void Daemon::onCounters(const CounterMap& counters, const std::string& error) {
         changed |= updateLink(name, link, it == counters.end() ? nullptr : &it->second, now);
     }
     probeAndExchange(now, changed);
-    if (changed) publish();
+    // After a start FRR still holds what the last pathqd published, which counted the
+    // neighbours' reported levels. Publishing before they are heard again would announce
+    // full bandwidth toward every leaf and take it back a period later: a restart would
+    // churn every peer's weights. So the first publish waits for every up downlink's
+    // neighbour, or kPeerWaitPeriods when one has no pathqd.
+    if (awaitingPeers_ && (now >= peerWaitUntil_ || neighboursHeard())) awaitingPeers_ = false;
+    publishPending_ = publishPending_ || changed;
+    if (publishPending_ && !awaitingPeers_) {
+        publishPending_ = false;
+        publish();
+    }
 }
 
 bool Daemon::updateLink(const std::string& name, Link& link, const PortCounters* pc,
@@ -300,6 +312,16 @@ void Daemon::overlayLatency(const std::string& name, Link& link, quality::Signal
         s.latencySeconds = cfg_.model.latencyRefSeconds;
         link.latencySource = "lost";
     }
+}
+
+bool Daemon::neighboursHeard() const {
+    if (!prober_) return true;
+    for (const auto& [name, link] : links_) {
+        if (link.config.role != Role::Downlink || link.ifindex == 0 || !link.signals.up) continue;
+        const LinkProber::PortView* v = prober_->view(link.ifindex);
+        if (v == nullptr || !v->peerLevelAt) return false;
+    }
+    return true;
 }
 
 void Daemon::probeAndExchange(quality::Clock::time_point now, bool& changed) {

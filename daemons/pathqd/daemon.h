@@ -103,6 +103,7 @@ class Daemon {
     void overlayLatency(const std::string& name, Link& link, quality::Signals& s,
                         quality::Clock::time_point now);
     void probeAndExchange(quality::Clock::time_point now, bool& changed);
+    bool neighboursHeard() const;
     void publish();
     void rebuildLinks();
     void armWeights();
@@ -150,6 +151,10 @@ class Daemon {
     WeightGroups weightGroups_;
     quality::Clock::time_point nextSample_;
     bool sampling_ = false;
+    // The first publish after a start waits for the neighbours' reports (neighboursHeard).
+    bool awaitingPeers_ = true;
+    bool publishPending_ = false;
+    quality::Clock::time_point peerWaitUntil_{};
     int auditCountdown_ = 0;
     DaemonStats stats_;
 };

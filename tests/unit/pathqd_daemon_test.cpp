@@ -362,6 +362,30 @@ TEST_F(PathqdDaemon, TheNeighboursUplinkLevelCapsTheOutboundBandwidth) {
     })) << running();
 }
 
+// After a restart FRR still holds the policy that counted the leaf's report: the first
+// publish waits for that report, so the bandwidth toward the leaf is never announced at full
+// (10 of 20, nothing heard) and taken back a period later. (With no report at all it goes
+// out after the wait: TheNeighboursUplinkLevelCapsTheOutboundBandwidth.)
+TEST_F(PathqdDaemon, TheFirstPublishWaitsForTheNeighboursReport) {
+    cfg.probePort = 50411;
+    cfg.sampleInterval = 20ms;  // the wait is 10 periods: 200 ms
+    start();
+    ASSERT_NE(probes, nullptr);
+    runFor(100ms);  // five periods sampled, the leaf not heard yet
+    EXPECT_EQ(row(kRow1, "level"), "20");
+    EXPECT_TRUE(frr.runs.empty());
+    LinkProbes::PortView heard;
+    heard.peerLevel = 6;
+    heard.peerLevelAt = std::chrono::steady_clock::now();
+    probes->views[1] = heard;
+    ASSERT_TRUE(runUntil([this] {
+        return frr.has(
+            {"route-map TWINRAIL-PQ-OUT-swp1 permit 10", "set extcommunity bandwidth 6"});
+    })) << running();
+    for (const auto& run : frr.runs)
+        for (const auto& arg : run) EXPECT_EQ(arg.find("bandwidth 10"), std::string::npos) << arg;
+}
+
 TEST_F(PathqdDaemon, IntQueueAndLatencyOverlayTheCounters) {
     cfg.intPort = 6790;
     cfg.ports["swp1"].intPortId = 5;
