@@ -56,11 +56,21 @@ TEST_F(PathqdFabric, DegradedLocalUplinkMovesOwnWeights) {
 // reinstall with the right weights.
 TEST_F(PathqdFabric, WeightAuditFindsAndRepairsKernelWeightsThatDrifted) {
     auto audit = nlohmann::json{{"weight_audit_interval", "2"}, {"weight_audit_repair", "false"}};
-    startPathqd("s1", config("downlink"));
-    startPathqd("s2", config("downlink"));
+    startPathqd("s1", config("downlink"), true);
+    startPathqd("s2", config("downlink"), true);
     auto& l1 = startPathqd("l1", config("uplink", audit), true);
     ASSERT_TRUE(waitUntil([this] { return linkBandwidthOnEveryPath("l1", kH2Net); }, 15s))
         << fabric_->vtysh("l1", "show bgp ipv4 unicast 10.2.2.0/24");
+    // The spines' first policy goes into FRR in chunks, and its soft refresh with the last
+    // one: that refresh re-announces the route, and zebra would rewrite a drift forged
+    // before it. (The spines wait up to 1 s for l2's report first; l2 runs no pathqd here.)
+    ASSERT_TRUE(waitUntil(
+        [this] { return stat("s1", "frr_state") == "ok" && stat("s2", "frr_state") == "ok"; }, 15s))
+        << stat("s1", "frr_state") << " " << stat("s2", "frr_state");
+    // And bgpd applies changed route-maps to its routes once more when its route-map delay
+    // timer fires (`bgp route-map delay-timer`, 5 s by default) after the last change:
+    // another re-announcement. Past it, nothing re-announces the route.
+    std::this_thread::sleep_for(6s);
     ASSERT_TRUE(waitUntil([this] { return share("l1", kH2Net, "swp1") == 50.0; }, 15s));
     ASSERT_TRUE(waitUntil([this] { return stat("l1", "weight_audit") == "ok"; }, 10s)) << l1.log();
     // Each uplink's link-local neighbour: the spine's address as BGP unnumbered uses it.
