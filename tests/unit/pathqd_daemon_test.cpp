@@ -363,9 +363,8 @@ TEST_F(PathqdDaemon, TheNeighboursUplinkLevelCapsTheOutboundBandwidth) {
 }
 
 // After a restart FRR still holds the policy that counted the leaf's report: the first
-// publish waits for that report, so the bandwidth toward the leaf is never announced at full
-// (10 of 20, nothing heard) and taken back a period later. (With no report at all it goes
-// out after the wait: TheNeighboursUplinkLevelCapsTheOutboundBandwidth.)
+// publish waits for that report: the bandwidth toward the leaf is never announced at full
+// (10 of 20) and taken back. (No report: TheNeighboursUplinkLevelCapsTheOutboundBandwidth.)
 TEST_F(PathqdDaemon, TheFirstPublishWaitsForTheNeighboursReport) {
     cfg.probePort = 50411;
     cfg.sampleInterval = 20ms;  // the wait is 10 periods: 200 ms
