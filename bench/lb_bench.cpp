@@ -1,10 +1,10 @@
 // Load balancing, every mode on one lab and one run (issue 22 item 5): static ECMP, static
 // smart routing (uplink pins), pathqd's WCMP, both, flowlet ARS (local and global), packet
-// spray, and single-path forwarding (every host port pinned to one uplink: the reordering
-// baseline). The plan: 4 servers x 2 GPUs, leaves with 4 downlinks and 4 uplinks, 4 spines
-// per plane (one link per leaf-spine pair), every plane-1 fabric and host port shaped to
-// 100 Mbit/s; the bonded NICs send on plane 1 only (their second ports down), so plane 1 is
-// the fabric under test. Real FRR, hostrouted, pathqd, arsd.
+// spray, per-packet quality ARS (local and global), and single-path forwarding (every host
+// port pinned to one uplink, at a quarter of the load). The plan: 4 servers x 2 GPUs, leaves with 4
+// downlinks and 4 uplinks, 4 spines per plane (one link per leaf-spine pair), every plane-1 fabric
+// and host port shaped to 100 Mbit/s; the bonded NICs send on plane 1 only (their second ports
+// down), so plane 1 is the fabric under test. Real FRR, hostrouted, pathqd, arsd.
 //
 //  permutation: every NIC behind p1-leaf1 sends one TCP flow of 25 MB to a different NIC
 //      behind p1-leaf2 (a collective's step). Job time (the last flow) against the ideal.
@@ -15,7 +15,8 @@
 // Beside every job: TCP's reordering counters in every sender and receiver namespace and
 // the UDP sequence probe (udp_seq_probe: 4 flows per sender NIC, the share of datagrams
 // arriving after a higher sequence number). Ratios to ECMP, to the ideal and, for
-// reordering, to single path, from the same run. Then the flowlet idle-time sweep: ARS
+// reordering, to single path and to static (one fixed path per flow, the same load), from
+// the same run. Then the flowlet idle-time sweep: ARS
 // (local) at {0.1 .. 4} x half the RTT measured under ECMP's permutation load.
 // Writes JSON, a markdown table (OUT.md) and gnuplot plots.
 //
@@ -62,6 +63,10 @@ constexpr lb::Mode kModes[] = {
     {"ars-global", false, true, Steer::ArsGlobal, false},
     // SONiC's per-packet random hash, as an ASIC sprays: by the route's (equal) weights.
     {"spray", false, false, Steer::Spray, false},
+    // SAI's per_packet_quality, local and global: every packet to the next hop with the
+    // shortest queue by arsd's data-path estimate (global: drained at the path beyond's rate).
+    {"ars-packet", false, true, Steer::Ars, false, true},
+    {"ars-packet-global", false, true, Steer::ArsGlobal, false, true},
 };
 constexpr const lb::Mode& kArs = kModes[5];
 constexpr lb::Pattern kPermutation{"permutation", 1, false, false};
@@ -141,25 +146,37 @@ json runMode(const lb::LbLab& l, const std::string& name, const lb::Pattern& pat
     return out;
 }
 
-// Ratios of one pattern's results: job time to ECMP's, reordering to single path's.
-void ratios(json& results) {
-    const json* ecmp = nullptr;
-    const json* single = nullptr;
-    for (const auto& m : results) {
-        if (m["mode"] == "ecmp") ecmp = &m;
-        if (m["mode"] == "single-path") single = &m;
+// Each reordering figure of `reorder` over the same figure of `base` (null where base is 0).
+json reorderRatios(const json& reorder, const json& base) {
+    json r = json::object();
+    for (const char* k : {"tcp_ofo_per_segment", "tcp_reorder_events_per_segment",
+                          "tcp_dsack_per_segment", "udp_late_share"}) {
+        double b = base.value(k, 0.0);
+        r[k] = b > 0 && reorder.contains(k) ? json(reorder[k].get<double>() / b) : json(nullptr);
     }
-    json base = single ? (*single)["reorder"] : json::object();
-    double ecmpJob = ecmp ? (*ecmp)["median_job_s"].get<double>() : 0;
+    return r;
+}
+
+json reorderOf(const json& results, const char* mode) {
+    for (const auto& m : results)
+        if (m["mode"] == mode) return m["reorder"];
+    return json::object();
+}
+
+// Ratios of one pattern's results: job time to ECMP's; reordering to two baselines of one
+// path per flow. single-path: every flow through one uplink, at a quarter of the load.
+// static: every flow on its own fixed path at the same load as the other modes (the lab's
+// own reordering grows with its load: two CPUs, and tbf dequeuing from timers).
+void ratios(json& results) {
+    const json single = reorderOf(results, "single-path");
+    const json pinned = reorderOf(results, "static");
+    double ecmpJob = 0;
+    for (const auto& m : results)
+        if (m["mode"] == "ecmp") ecmpJob = m["median_job_s"].get<double>();
     for (auto& m : results) {
         if (ecmpJob > 0) m["job_ratio_to_ecmp"] = m["median_job_s"].get<double>() / ecmpJob;
-        json r = json::object();
-        for (const char* k : {"tcp_ofo_per_segment", "tcp_reorder_events_per_segment",
-                              "tcp_dsack_per_segment", "udp_late_share"}) {
-            double b = base.value(k, 0.0);
-            r[k] = b > 0 ? json(m["reorder"][k].get<double>() / b) : json(nullptr);
-        }
-        m["reorder_ratio_to_single_path"] = r;
+        m["reorder_ratio_to_single_path"] = reorderRatios(m["reorder"], single);
+        m["reorder_ratio_to_static"] = reorderRatios(m["reorder"], pinned);
     }
 }
 
@@ -273,16 +290,11 @@ static int benchMain(int argc, char** argv) {
             s["ratio_to_ideal"] = ideal / s["median_job_s"].get<double>();
             out["sweep"].push_back(s);
         }
-        json single = json::object();
-        for (const auto& m : out["permutation"])
-            if (m["mode"] == "single-path") single = m["reorder"];
+        const json single = reorderOf(out["permutation"], "single-path");
+        const json pinned = reorderOf(out["permutation"], "static");
         for (auto& s : out["sweep"]) {
-            for (const char* k :
-                 {"tcp_ofo_per_segment", "tcp_reorder_events_per_segment", "udp_late_share"}) {
-                double b = single.value(k, 0.0);
-                s["reorder_ratio_to_single_path"][k] =
-                    b > 0 ? json(s["reorder"][k].get<double>() / b) : json(nullptr);
-            }
+            s["reorder_ratio_to_single_path"] = reorderRatios(s["reorder"], single);
+            s["reorder_ratio_to_static"] = reorderRatios(s["reorder"], pinned);
         }
     }
     out["runtime_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -4,7 +4,10 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -123,7 +126,13 @@ void LbLab::editConfig(const std::string& node, F edit) const {
     json cfg;
     std::ifstream(path) >> cfg;
     edit(cfg);
-    std::ofstream(path) << cfg.dump(2);
+    // Whole or not at all: a daemon told to re-read (SIGHUP) by an earlier edit may be
+    // reading now, and a half-written file is a bad config it refuses, keeping the old one
+    // (a mode's pins left in place under the next mode, as happened).
+    const std::string tmp = path + ".tmp";
+    std::ofstream(tmp) << cfg.dump(2);
+    if (::rename(tmp.c_str(), path.c_str()) != 0)
+        throw std::runtime_error("renaming " + tmp + ": " + std::strerror(errno));
 }
 
 void LbLab::signalService(const std::string& node, lab::Service s, int sig) const {
@@ -153,13 +162,16 @@ void LbLab::setPins(const plan::Switch& sw, bool pins, bool singlePath) const {
 }
 
 // The switch's ARS rows as the planner writes them for the mode (none for Steer::None),
-// the flowlet idle time set; arsd started, told (SIGHUP) or stopped to match.
-void LbLab::setSteer(const plan::Switch& sw, Steer steer, uint32_t idleUs) const {
+// the flowlet idle time (or per-packet quality) set; arsd started, told (SIGHUP) or stopped to
+// match.
+void LbLab::setSteer(const plan::Switch& sw, const Mode& m, uint32_t idleUs) const {
     const auto& all = steerTables_.at(sw.name);
-    json tables = steer == Steer::None ? json::object() : all.at(steer);
+    json tables = m.steer == Steer::None ? json::object() : all.at(m.steer);
     if (tables.contains("ARS_OBJECT")) {
-        for (auto& [name, row] : tables["ARS_OBJECT"].items())
+        for (auto& [name, row] : tables["ARS_OBJECT"].items()) {
             row["flowlet_idle_time"] = std::to_string(std::clamp(idleUs, kIdleMinUs, kIdleMaxUs));
+            if (m.perPacket) row["assign_mode"] = "per_packet_quality";
+        }
     }
     editConfig(sw.name, [&all, &tables](json& cfg) {
         for (const auto& [s, t] : all)
@@ -181,6 +193,16 @@ void LbLab::setSteer(const plan::Switch& sw, Steer steer, uint32_t idleUs) const
 // with the levels of healthy links: every path equal, as ECMP), ARS rows and arsd.
 void LbLab::mode(const Mode& m, uint32_t idleUs) const {
     for (const auto* sw : plane1()) {
+        // As the planner writes for --lb ars-global (libs/plan ars_rows.cpp): pathqd carries
+        // capacity alone.
+        const bool capacityOnly = m.steer == Steer::ArsGlobal;
+        editConfig(sw->name, [capacityOnly](json& cfg) {
+            if (capacityOnly) {
+                cfg["PATHQD"]["global"]["max_penalty"] = "0";
+            } else {
+                cfg["PATHQD"]["global"].erase("max_penalty");
+            }
+        });
         if (!sw->spine) setPins(*sw, m.pins, m.singlePath);
         bool running = !lab::servicePids(kLab, sw->name, lab::Service::Pathqd).empty();
         if (m.pathqd && !running) lab::startService(kLab, bins_, sw->name, lab::Service::Pathqd);
@@ -189,7 +211,7 @@ void LbLab::mode(const Mode& m, uint32_t idleUs) const {
             if (sw->spine) detachPathqd(*sw);
         }
         if (m.pathqd && running) signalService(sw->name, lab::Service::Pathqd, SIGHUP);
-        setSteer(*sw, m.steer, idleUs);
+        setSteer(*sw, m, idleUs);
     }
     std::this_thread::sleep_for(6s);  // pins in place, levels published and settled
 }

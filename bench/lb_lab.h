@@ -26,6 +26,7 @@ struct Mode {
     bool pathqd = false;  // pathqd running (WCMP weights; global ARS's remote half)
     Steer steer = Steer::None;
     bool singlePath = false;  // every host port pinned to one uplink: the reordering baseline
+    bool perPacket = false;   // ARS modes: ARS_OBJECT assign_mode per_packet_quality
 };
 
 // A traffic pattern: who sends to whom, in how many TCP streams.
@@ -63,7 +64,7 @@ class LbLab {
     void signalService(const std::string& node, lab::Service s, int sig) const;
     void detachPathqd(const plan::Switch& sw) const;
     void setPins(const plan::Switch& sw, bool pins, bool singlePath) const;
-    void setSteer(const plan::Switch& sw, Steer steer, uint32_t idleUs) const;
+    void setSteer(const plan::Switch& sw, const Mode& m, uint32_t idleUs) const;
     std::map<std::string, double> uplinkBytes() const;
     std::map<std::string, double> tcpCounters(const std::vector<std::string>& nodes) const;
 

@@ -129,22 +129,26 @@ void sweepPlot(const json& r, const std::string& base) {
 void table(const json& r, const std::string& base) {
     std::ofstream md(base + ".md");
     md << "| mode | permutation: ideal / job | all-to-all: ideal / job | degraded: goodput / "
-          "max-flow | uplink load max/mean (perm.) | UDP late (perm.) | x single path | TCP "
-          "reordering / segment (perm.) | x single path | TCP OFO / segment (perm.) | UDP late "
-          "(degraded) | x single path |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+          "max-flow | uplink load max/mean (perm.) | UDP late (perm.) | x single path | x static "
+          "| TCP reordering / segment (perm.) | x single path | x static | TCP OFO / segment "
+          "(perm.) | UDP late (degraded) | x single path "
+          "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& m : r["permutation"]) {
         std::string mode = m["mode"];
         const json a = byMode(r["all-to-all"], mode);
         const json d = byMode(r["degraded"], mode);
         const json& ratio = m["reorder_ratio_to_single_path"];
+        const json pinned = m.value("reorder_ratio_to_static", json::object());
         const bool haveD = d.contains("reorder");
         md << "| " << mode << " | " << fixed(m["ratio_to_ideal"], 2) << " | "
            << fixed(a.value("ratio_to_ideal", json()), 2) << " | "
            << fixed(d.value("ratio_to_max_flow", json()), 2) << " | "
            << fixed(m["median_load_max_over_mean"], 2) << " | "
            << percent(m["reorder"]["udp_late_share"]) << " | " << fixed(ratio["udp_late_share"], 1)
-           << " | " << percent(m["reorder"]["tcp_reorder_events_per_segment"]) << " | "
+           << " | " << fixed(pinned.value("udp_late_share", json()), 1) << " | "
+           << percent(m["reorder"]["tcp_reorder_events_per_segment"]) << " | "
            << fixed(ratio["tcp_reorder_events_per_segment"], 1) << " | "
+           << fixed(pinned.value("tcp_reorder_events_per_segment", json()), 1) << " | "
            << percent(m["reorder"]["tcp_ofo_per_segment"]) << " | "
            << (haveD ? percent(d["reorder"]["udp_late_share"]) : "-") << " | "
            << (haveD ? fixed(d["reorder_ratio_to_single_path"]["udp_late_share"], 1) : "-")
@@ -152,17 +156,20 @@ void table(const json& r, const std::string& base) {
     }
     if (r["sweep"].empty()) return;
     md << "\n| idle (x RTT/2) | idle (us) | permutation: ideal / job | uplink load max/mean | UDP "
-          "late | x single path | TCP reordering / segment | x single path | TCP OFO / segment "
-          "|\n|---|---|---|---|---|---|---|---|---|\n";
+          "late | x single path | x static | TCP reordering / segment | x single path | x static "
+          "| TCP OFO / segment |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& s : r["sweep"]) {
         const json& ratio = s["reorder_ratio_to_single_path"];
+        const json pinned = s.value("reorder_ratio_to_static", json::object());
         md << "| " << fixed(s["idle_x_half_rtt"], 2) << " | " << s["idle_us"].get<int>()
            << (s["clamped"].get<bool>() ? " (clamped)" : "") << " | "
            << fixed(s["ratio_to_ideal"], 2) << " | " << fixed(s["median_load_max_over_mean"], 2)
            << " | " << percent(s["reorder"]["udp_late_share"]) << " | "
            << fixed(ratio.value("udp_late_share", json()), 1) << " | "
+           << fixed(pinned.value("udp_late_share", json()), 1) << " | "
            << percent(s["reorder"]["tcp_reorder_events_per_segment"]) << " | "
            << fixed(ratio.value("tcp_reorder_events_per_segment", json()), 1) << " | "
+           << fixed(pinned.value("tcp_reorder_events_per_segment", json()), 1) << " | "
            << percent(s["reorder"]["tcp_ofo_per_segment"]) << " |\n";
     }
 }

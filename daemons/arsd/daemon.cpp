@@ -95,7 +95,10 @@ void Daemon::rebuildDatapath() {
     attached_.clear();
     pinned_.clear();
     mirrored_.clear();
-    for (auto& [ifindex, state] : quality_) state.sentBand.reset();
+    for (auto& [ifindex, state] : quality_) {
+        state.sentBand.reset();
+        state.sentRate.reset();
+    }
     datapath_.reset();
     datapath_ = edges_.datapath(cfg_.ars.maxFlows);
     datapath_->configure(cfg_.ars.datapath);
@@ -171,8 +174,10 @@ void Daemon::applyPolicy() {
     for (auto it = quality_.begin(); it != quality_.end();)
         it = sampled.count(it->first) != 0 ? std::next(it) : quality_.erase(it);
     for (int ifindex : sampled) {
-        if (quality_.count(ifindex) == 0)
-            quality_.emplace(ifindex, PortState{std::nullopt, 0, ars::PortQuality(cfg_.ars), {}});
+        if (quality_.count(ifindex) == 0) {
+            quality_.emplace(ifindex,
+                             PortState{std::nullopt, 0, ars::PortQuality(cfg_.ars), {}, {}});
+        }
     }
     bool changed = !(p == policy_);
     policy_ = std::move(p);
@@ -240,6 +245,10 @@ void Daemon::sampleNow() {
         auto it = quality_.find(r.ifindex);
         if (it == quality_.end()) continue;
         PortState& s = it->second;
+        if (uint64_t rate = r.capacityBps / 8; s.sentRate != rate) {
+            datapath_->setPortRate(r.ifindex, rate);
+            s.sentRate = rate;
+        }
         if (s.last && now > s.lastNs) {
             ars::PortSample sample;
             // A counter that went backwards was reset (the port was re-created): no load.

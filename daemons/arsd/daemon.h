@@ -70,6 +70,7 @@ class Daemon {
         uint64_t lastNs = 0;
         ars::PortQuality quality;
         std::optional<uint8_t> sentBand;
+        std::optional<uint64_t> sentRate;  // bytes per second
     };
 
     Config cfg_;

@@ -1,7 +1,5 @@
 #include "route_mirror.h"
 
-#include "twinrail/ars/quality.h"
-
 namespace twinrail::arsd {
 
 namespace {
@@ -48,22 +46,15 @@ std::optional<std::vector<ars::PathNexthop>> mirrorFor(const netlink::RouteFeed:
     if (main.size() > 1 && main[1]->metric == best.metric) return none;
     if (best.type != kUnicast || best.nexthops.empty()) return none;
     if (dst.addr.isV4() ? !policy.ipv4 : !policy.ipv6) return none;
-    std::vector<uint32_t> weights;
+    std::vector<ars::PathNexthop> out;
     for (const auto& nh : best.nexthops) {
         // No gateway: a connected route; else the selector decides (a port outside
         // ARS_INTERFACES, an address outside ARS_NEXTHOPS: the kernel's).
         if (nh.gateway.family() == 0 || !eligible(policy, nh)) return none;
-        weights.push_back(nh.weight);
-    }
-    auto bands = ars::remoteBands(weights);
-    std::vector<ars::PathNexthop> out;
-    for (size_t i = 0; i < best.nexthops.size(); ++i) {
-        const auto& nh = best.nexthops[i];
         ars::PathNexthop p;
         p.ifindex = nh.ifindex;
         p.gateway = nh.gateway;
         p.weight = nh.weight;
-        p.remoteBand = i < bands.size() ? bands[i] : ars::kBestBand;
         out.push_back(p);
     }
     return out;

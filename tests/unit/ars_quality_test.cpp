@@ -111,22 +111,4 @@ TEST(ArsQuality, ScalingFactorIsInUnitsOfTenGig) {
     EXPECT_EQ(capacityBps(40, 0), 400 * kGbps);
 }
 
-TEST(ArsRemoteBands, EqualWeightsAreAllFullPaths) {
-    EXPECT_EQ(remoteBands({1, 1, 1, 1}), (std::vector<uint8_t>{7, 7, 7, 7}));
-    EXPECT_EQ(remoteBands({32, 32}), (std::vector<uint8_t>{7, 7}));
-}
-
-TEST(ArsRemoteBands, AQuarterWeightIsAQuarterCapacityPath) {
-    // pathqd's degraded spine: its link to the destination leaf at a quarter.
-    EXPECT_EQ(remoteBands({4, 4, 1, 4}), (std::vector<uint8_t>{7, 7, 1, 7}));
-    EXPECT_EQ(remoteBands({2, 1}), (std::vector<uint8_t>{7, 3}));
-    EXPECT_EQ(remoteBands({100, 1}), (std::vector<uint8_t>{7, 0}));
-}
-
-TEST(ArsRemoteBands, ASinglePathAndNoPath) {
-    EXPECT_EQ(remoteBands({9}), (std::vector<uint8_t>{7}));
-    EXPECT_EQ(remoteBands({}), (std::vector<uint8_t>{}));
-    EXPECT_EQ(remoteBands({0, 0}), (std::vector<uint8_t>{7, 7}));  // no weight: no evidence
-}
-
 }  // namespace

@@ -16,19 +16,16 @@ netlink::RouteFeed::Routes table(const std::vector<netlink::KernelRoute>& rs) {
 
 const MirrorPolicy kUplinks{ars::NhgSelector::Interface, {11, 12}, {}, true, true};
 
-TEST(ArsdMirror, MultipathOverEligiblePortsIsMirroredWithWeightsAndRemoteBands) {
+TEST(ArsdMirror, MultipathOverEligiblePortsIsMirroredWithWeights) {
     auto rs = table({route("10.1.0.0/24", {{11, "169.254.0.1", 4}, {12, "fe80::2", 1}})});
     auto m = mirrorFor(rs, prefix("10.1.0.0/24"), kUplinks);
     ASSERT_TRUE(m.has_value());
     ASSERT_EQ(m->size(), 2u);
-    auto bands = ars::remoteBands({4, 1});
     EXPECT_EQ((*m)[0].ifindex, 11);
     EXPECT_EQ((*m)[0].gateway, ip("169.254.0.1"));
     EXPECT_EQ((*m)[0].weight, 4u);
-    EXPECT_EQ((*m)[0].remoteBand, bands[0]);
     EXPECT_EQ((*m)[1].gateway, ip("fe80::2"));
     EXPECT_EQ((*m)[1].weight, 1u);
-    EXPECT_EQ((*m)[1].remoteBand, bands[1]);
 }
 
 TEST(ArsdMirror, ANexthopOnAPortOutsideArsInterfacesLeavesTheRouteToTheKernel) {

@@ -131,6 +131,10 @@ TEST(PlanArs, EveryLinuxSwitchReadsBackItsMode) {
                 }
                 EXPECT_EQ(db.contains("GLOBAL_ARS"), lb == Lb::ArsGlobal) << what;
                 EXPECT_EQ(db.contains("ARS_PROFILE"), lb == Lb::Ars || lb == Lb::ArsGlobal);
+                // Global ARS handles congestion itself: pathqd carries capacity alone.
+                EXPECT_EQ(db["PATHQD"]["global"].value("max_penalty", "unset"),
+                          lb == Lb::ArsGlobal ? "0" : "unset")
+                    << what;
             }
         }
     }

@@ -66,6 +66,22 @@ struct {
     __type(value, __u8);
 } ars_port_band SEC(".maps");
 
+// ifindex -> the port's rate in bytes per second (arsd); absent or 0: no queue estimate.
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 4096);
+    __type(key, __u32);
+    __type(value, __u64);
+} ars_port_rate SEC(".maps");
+
+// ifindex -> what the program has queued there (ars_maps.h struct ars_port_queue).
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 4096);
+    __type(key, __u32);
+    __type(value, struct ars_port_queue);
+} ars_port_queue SEC(".maps");
+
 // ifindex -> 1: packets arriving there are never steered.
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
@@ -117,12 +133,76 @@ static __always_inline __u32 finish(__u32 h) {
     return h ^ (h >> 16);
 }
 
-static __always_inline __u32 band_of(const struct ars_nexthop* nh, __u32 global) {
+// A next hop's band. Global ARS measures the port's load against the path beyond instead of
+// the port alone (FARE's rule in the units a switch has): a next hop whose kernel weight is
+// a quarter of the heaviest (pathqd's link bandwidth) is a quarter-capacity path, so the
+// load that fills a quarter of its port already fills it. Band 7 - b is a load of at least
+// (7 - b) eighths; scaled by heaviest / weight. An idle port stays 7 whatever lies beyond.
+static __always_inline __u32 band_of(const struct ars_nexthop* nh, __u32 global, __u32 wmax) {
     __u32 ifindex = nh->ifindex;
     __u8* b = bpf_map_lookup_elem(&ars_port_band, &ifindex);
     __u32 band = b ? *b : ARS_BEST_BAND;
-    if (global && nh->remote_band < band) band = nh->remote_band;
-    return band;
+    if (band > ARS_BEST_BAND) band = ARS_BEST_BAND;
+    if (!global || nh->weight == 0 || nh->weight >= wmax) return band;
+    __u64 load = (__u64)(ARS_BEST_BAND - band) * wmax / nh->weight;
+    return load >= ARS_BEST_BAND ? 0 : ARS_BEST_BAND - (__u32)load;
+}
+
+#define NS_PER_S 1000000000ULL
+#define MAX_QUEUE_BYTES (1ULL << 32)  // keeps bytes * NS_PER_S inside 64 bits
+
+// The rate a next hop's queue estimate drains at: its port's rate, and for global ARS the
+// rate of the path beyond (port rate x weight / heaviest weight: pathqd's link bandwidth,
+// FARE's rule), so a next hop whose path beyond is a quarter as wide counts a byte queued
+// there as four. 0: unknown.
+static __always_inline __u64 drain_rate(const struct ars_nexthop* nh, __u32 global, __u32 wmax) {
+    __u32 ifindex = nh->ifindex;
+    __u64* rate = bpf_map_lookup_elem(&ars_port_rate, &ifindex);
+    if (!rate || *rate == 0) return 0;
+    __u64 r = *rate;
+    if (global && wmax > 0 && nh->weight < wmax) r = r / wmax * nh->weight + 1;
+    return r;
+}
+
+// Bytes still queued at `now` of what was queued at q->at_ns, draining at `rate`.
+static __always_inline __u64 queued_now(const struct ars_port_queue* q, __u64 rate, __u64 now) {
+    if (now <= q->at_ns) return q->bytes;
+    __u64 elapsed_us = (now - q->at_ns) / 1000;
+    if (elapsed_us >= 1000000) return 0;  // a second of silence drains any port
+    __u64 drained = elapsed_us * rate / 1000000;
+    return q->bytes > drained ? q->bytes - drained : 0;
+}
+
+// The estimated queueing delay (ns) of a next hop; 0 when its rate is unknown.
+static __always_inline __u64 queue_delay_ns(const struct ars_nexthop* nh, __u32 global, __u32 wmax,
+                                            __u64 now) {
+    __u64 rate = drain_rate(nh, global, wmax);
+    if (rate == 0) return 0;
+    __u32 ifindex = nh->ifindex;
+    struct ars_port_queue* q = bpf_map_lookup_elem(&ars_port_queue, &ifindex);
+    if (!q) return 0;
+    __u64 bytes = queued_now(q, rate, now);
+    if (bytes > MAX_QUEUE_BYTES) bytes = MAX_QUEUE_BYTES;
+    return bytes * NS_PER_S / rate;
+}
+
+// Adds a packet sent to next hop `nh` to its port's queue estimate.
+static __always_inline void account(const struct ars_nexthop* nh, __u32 global, __u32 wmax,
+                                    __u64 now, __u32 len) {
+    __u64 rate = drain_rate(nh, global, wmax);
+    if (rate == 0) return;
+    __u32 ifindex = nh->ifindex;
+    struct ars_port_queue* q = bpf_map_lookup_elem(&ars_port_queue, &ifindex);
+    if (!q) {
+        struct ars_port_queue fresh = {.bytes = len, .at_ns = now};
+        bpf_map_update_elem(&ars_port_queue, &ifindex, &fresh, BPF_NOEXIST);
+        return;
+    }
+    bpf_spin_lock(&q->lock);
+    __u64 bytes = queued_now(q, rate, now) + len;
+    q->bytes = bytes > MAX_QUEUE_BYTES ? MAX_QUEUE_BYTES : bytes;
+    q->at_ns = now;
+    bpf_spin_unlock(&q->lock);
 }
 
 // The loops over a group's next hops run under bpf_loop: the verifier checks each callback
@@ -130,24 +210,36 @@ static __always_inline __u32 band_of(const struct ars_nexthop* nh, __u32 global)
 // with the best band and the tie count tracked exactly).
 struct scan {
     const struct ars_group* g;
-    __u32 global;  // quality: FARE's min(port band, remote band)
+    __u64 now;
+    __u64 best_delay;
+    __u32 global;  // quality: load against the path beyond (FARE's rule)
     __u32 want;    // find: the ifindex looked for; random: the drawn ticket
     __u32 best_band;
     __u32 ties;
     __u32 total;  // random: the sum of the weights
+    __u32 wmax;   // the heaviest weight
     int best;     // the answer: a next hop index, or -1
 };
 
-// The best band; among equals each is as likely (reservoir sampling).
+// The shortest estimated queue (the program's own count of what it sent, fresh at every
+// packet), then the best band (the 1 ms sample, which also sees traffic the program did not
+// send), then chance: among equals each is as likely (reservoir sampling). The band alone
+// herds: every choice made between two samples goes to the port that was best at the last
+// one, and with every uplink loaded a path one band better than the rest drew every new
+// flowlet until the next samples caught up (docs/ars.md, measured).
 static long quality_step(__u32 i, void* arg) {
     struct scan* s = arg;
     if (i >= ARS_MAX_NEXTHOPS) return 1;
-    __u32 band = band_of(&s->g->nh[i], s->global);
-    if (s->best < 0 || band > s->best_band) {
+    const struct ars_nexthop* nh = &s->g->nh[i];
+    __u32 band = band_of(nh, s->global, s->wmax);
+    __u64 delay = queue_delay_ns(nh, s->global, s->wmax, s->now);
+    int better = delay < s->best_delay || (delay == s->best_delay && band > s->best_band);
+    if (s->best < 0 || better) {
         s->best = (int)i;
         s->best_band = band;
+        s->best_delay = delay;
         s->ties = 1;
-    } else if (band == s->best_band) {
+    } else if (band == s->best_band && delay == s->best_delay) {
         s->ties++;
         if (bpf_get_prandom_u32() % s->ties == 0) s->best = (int)i;
     }
@@ -157,7 +249,9 @@ static long quality_step(__u32 i, void* arg) {
 static long weight_step(__u32 i, void* arg) {
     struct scan* s = arg;
     if (i >= ARS_MAX_NEXTHOPS) return 1;
-    s->total += s->g->nh[i].weight;
+    __u32 w = s->g->nh[i].weight;
+    s->total += w;
+    if (w > s->wmax) s->wmax = w;
     return 0;
 }
 
@@ -182,8 +276,15 @@ static long find_step(__u32 i, void* arg) {
     return 1;
 }
 
-static __always_inline int choose_quality(const struct ars_group* g, __u32 count, __u32 global) {
-    struct scan s = {.g = g, .global = global, .best = -1};
+static __always_inline __u32 heaviest(const struct ars_group* g, __u32 count) {
+    struct scan s = {.g = g};
+    bpf_loop(count, weight_step, &s, 0);
+    return s.wmax;
+}
+
+static __always_inline int choose_quality(const struct ars_group* g, __u32 count, __u32 global,
+                                          __u32 wmax, __u64 now) {
+    struct scan s = {.g = g, .now = now, .global = global, .wmax = wmax, .best = -1};
     bpf_loop(count, quality_step, &s, 0);
     return s.best;
 }
@@ -205,9 +306,10 @@ static __always_inline int find_port(const struct ars_group* g, __u32 count, __u
 }
 
 // The flow's next hop in `g`: the remembered one while the flowlet lasts and the route still
-// has it, else a new choice. -1: none (the caller passes the packet).
+// has it, else a new choice. -1: none (the caller passes the packet). `len` bytes are added
+// to the chosen port's queue estimate.
 static __always_inline int decide(const struct ars_config* cfg, const struct ars_group* g,
-                                  __u32 hash) {
+                                  __u32 hash, __u32 len) {
     __u32 slot = hash & cfg->flow_mask;
     struct ars_flow* flow = bpf_map_lookup_elem(&ars_flows, &slot);
     if (!flow) return -1;
@@ -218,7 +320,12 @@ static __always_inline int decide(const struct ars_config* cfg, const struct ars
     __u32 prev = flow->ifindex;
     int nh = -1;
     int per_packet = mode == ARS_MODE_PACKET_QUALITY || mode == ARS_MODE_PACKET_RANDOM;
-    if (!per_packet && prev != 0 && now - flow->last_seen_ns < cfg->idle_ns) {
+    // Silence counts from when the flow's last packet left its port (the queue estimate),
+    // not from when it arrived: a flowlet that moved while that packet still waited in a
+    // queue would overtake it. With no estimate (rate unknown) the two are the same.
+    __u64 silent_since =
+        flow->depart_ns > flow->last_seen_ns ? flow->depart_ns : flow->last_seen_ns;
+    if (!per_packet && prev != 0 && (now < silent_since || now - silent_since < cfg->idle_ns)) {
         if (flow->generation == g->generation) {
             if (flow->nh_index < count) nh = (int)flow->nh_index;
         } else {
@@ -227,9 +334,10 @@ static __always_inline int decide(const struct ars_config* cfg, const struct ars
             nh = find_port(g, count, prev);
         }
     }
+    __u32 wmax = cfg->global ? heaviest(g, count) : 0;
     if (nh < 0) {
         int quality = mode == ARS_MODE_FLOWLET_QUALITY || mode == ARS_MODE_PACKET_QUALITY;
-        nh = quality ? choose_quality(g, count, cfg->global) : choose_random(g, count);
+        nh = quality ? choose_quality(g, count, cfg->global, wmax, now) : choose_random(g, count);
         if (nh < 0 || nh >= ARS_MAX_NEXTHOPS) return -1;
         bump(ARS_CNT_NEW_FLOWLETS);
         // The mask only tells the verifier what the test above already made true.
@@ -240,6 +348,8 @@ static __always_inline int decide(const struct ars_config* cfg, const struct ars
     flow->generation = g->generation;
     flow->ifindex = g->nh[idx].ifindex;
     flow->nh_index = idx;
+    account(&g->nh[idx], cfg->global, wmax, now, len);
+    flow->depart_ns = now + queue_delay_ns(&g->nh[idx], cfg->global, wmax, now);
     return (int)idx;
 }
 
@@ -291,7 +401,7 @@ static __always_inline int steer_v4(struct __sk_buff* skb, const struct ars_conf
         if ((void*)(ports + 1) > end) return pass();
         h = mix(h, *ports);
     }
-    int nh = decide(cfg, g, finish(h));
+    int nh = decide(cfg, g, finish(h), skb->len);
     if (nh < 0 || too_big(skb, g, nh)) return pass();
 
     // TTL minus one, as forwarding does; the checksum word holds TTL and protocol.
@@ -329,7 +439,7 @@ static __always_inline int steer_v6(struct __sk_buff* skb, const struct ars_conf
         if ((void*)(ports + 1) > end) return pass();
         h = mix(h, *ports);
     }
-    int nh = decide(cfg, g, finish(h));
+    int nh = decide(cfg, g, finish(h), skb->len);
     if (nh < 0 || too_big(skb, g, nh)) return pass();
     ip6->hop_limit -= 1;  // no header checksum in IPv6
     return redirect(g, nh);

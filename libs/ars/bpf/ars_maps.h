@@ -3,6 +3,7 @@
 // fixed-width kernel types: it is compiled by clang -target bpf and by g++ alike.
 #pragma once
 
+#include <linux/bpf.h>
 #include <linux/types.h>
 
 #define ARS_MAX_NEXTHOPS 16  // SAI ARS groups here hold at most this many; more: not eligible
@@ -36,10 +37,9 @@ struct ars_config {
 
 struct ars_nexthop {
     __u32 ifindex;
-    __u32 weight;      // the kernel route's weight, >= 1
-    __u8 remote_band;  // 0..7, what lies beyond this next hop (global ARS)
-    __u8 family;       // of the gateway: AF_INET, AF_INET6, or 0 (directly connected)
-    __u8 pad[2];
+    __u32 weight;  // the kernel route's weight, >= 1 (global ARS: the path beyond's share)
+    __u8 family;   // of the gateway: AF_INET, AF_INET6, or 0 (directly connected)
+    __u8 pad[3];
     __u32 gateway[4];  // network order; IPv4 in gateway[0]
 };
 
@@ -62,10 +62,25 @@ struct ars_lpm_v6 {
     __u8 addr[16];
 };
 
+// "ars_port_queue", ifindex -> the program's own estimate of what it has queued on the port:
+// the bytes it sent there, drained at the port's rate ("ars_port_rate", bytes per second,
+// written by arsd from the shaper or link speed) since at_ns. The 1 ms sampled band cannot
+// see a burst of packets between two samples; this can, at the next packet. Updated under
+// the lock by whichever CPU sends (two CPUs forwarding to one port would otherwise lose
+// each other's bytes and under-count the queue, which is what a move must not do); read
+// without it, as a slightly stale estimate.
+struct ars_port_queue {
+    struct bpf_spin_lock lock;
+    __u32 pad;
+    __u64 bytes;
+    __u64 at_ns;
+};
+
 // One slot of the flow table "ars_flows" (an array of max_flows entries, index = the
 // 5-tuple's hash & flow_mask). ifindex 0: the slot has never been used.
 struct ars_flow {
     __u64 last_seen_ns;
+    __u64 depart_ns;   // when its last packet leaves the egress port, by the queue estimate
     __u64 generation;  // of the group nh_index refers to
     __u32 ifindex;     // the egress the flow was last sent to
     __u32 nh_index;

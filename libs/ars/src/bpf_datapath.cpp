@@ -140,6 +140,7 @@ BpfDatapath::BpfDatapath(uint32_t maxFlows) : maxFlows_(maxFlows) {
     routesV4Fd_ = mapFd(raw, "ars_routes_v4");
     routesV6Fd_ = mapFd(raw, "ars_routes_v6");
     bandFd_ = mapFd(raw, "ars_port_band");
+    rateFd_ = mapFd(raw, "ars_port_rate");
     pinnedFd_ = mapFd(raw, "ars_pinned");
     flowsFd_ = mapFd(raw, "ars_flows");
     countersFd_ = mapFd(raw, "ars_counters");
@@ -185,15 +186,9 @@ void BpfDatapath::setRoute(const IpPrefix& dst, const std::vector<PathNexthop>& 
     bool eligible = nexthops.size() >= 2 && nexthops.size() <= ARS_MAX_NEXTHOPS;
     for (uint32_t i = 0; i < group.count; ++i) {
         const PathNexthop& in = nexthops[i];
-        if (in.remoteBand > kBestBand) {
-            throw std::invalid_argument("ARS data path: setRoute " + dst.str() + ": next hop " +
-                                        std::to_string(i) + ": remote band " +
-                                        std::to_string(in.remoteBand) + " is not in 0..7");
-        }
         ars_nexthop& out = group.nh[i];
         out.ifindex = static_cast<uint32_t>(std::max(in.ifindex, 0));
         out.weight = in.weight;
-        out.remote_band = in.remoteBand;
         out.family = static_cast<uint8_t>(in.gateway.family());
         if (in.gateway.family() != 0)
             std::memcpy(out.gateway, in.gateway.data(), in.gateway.size());
@@ -235,6 +230,12 @@ void BpfDatapath::setPortBand(int ifindex, uint8_t band) {
     auto key = static_cast<uint32_t>(ifindex);
     if (bpf_map_update_elem(bandFd_, &key, &band, BPF_ANY) != 0)
         fail("setPortBand ifindex " + std::to_string(ifindex), errno);
+}
+
+void BpfDatapath::setPortRate(int ifindex, uint64_t bytesPerSecond) {
+    auto key = static_cast<uint32_t>(ifindex);
+    if (bpf_map_update_elem(rateFd_, &key, &bytesPerSecond, BPF_ANY) != 0)
+        fail("setPortRate ifindex " + std::to_string(ifindex), errno);
 }
 
 void BpfDatapath::setPinned(int ifindex, bool pinned) {

@@ -60,16 +60,4 @@ uint8_t PortQuality::update(const PortSample& s) {
     return band_;
 }
 
-std::vector<uint8_t> remoteBands(const std::vector<uint32_t>& weights) {
-    std::vector<uint8_t> out;
-    out.reserve(weights.size());
-    const uint32_t heaviest =
-        weights.empty() ? 0 : *std::max_element(weights.begin(), weights.end());
-    for (uint32_t w : weights) {
-        const double share = heaviest == 0 ? 1.0 : static_cast<double>(w) / heaviest;
-        out.push_back(bandOf(1.0 - share));
-    }
-    return out;
-}
-
 }  // namespace twinrail::ars

@@ -30,7 +30,14 @@ void addLbRows(const Plan& plan, const Switch& sw,
         if (p.role == PortRole::Host) continue;
         db["ARS_INTERFACES"][portName(p.name)] = {{"ars_obj_name", kArsName}};
     }
-    if (lb == Lb::ArsGlobal) db["GLOBAL_ARS"][kArsName] = {{"enabled", "true"}};
+    if (lb != Lb::ArsGlobal) return;
+    db["GLOBAL_ARS"][kArsName] = {{"enabled", "true"}};
+    // Global ARS takes the path beyond's share from pathqd's weights and handles congestion
+    // itself, per packet; pathqd then carries capacity alone. With its congestion penalty on
+    // too, the two loops chase the same queues at a millisecond and at seconds, and the
+    // software path measured worse for it (docs/load-balancing.md). SONiC's ASIC has no
+    // remote input (GLOBAL_ARS runs as local ARS there), so its pathqd is left as it is.
+    if (softwarePath) db["PATHQD"]["global"]["max_penalty"] = "0";
 }
 
 }  // namespace twinrail::plan

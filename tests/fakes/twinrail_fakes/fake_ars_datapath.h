@@ -21,6 +21,7 @@ struct FakeArsState {
     std::set<int> attached;
     std::set<int> pinned;
     std::map<int, uint8_t> bands;
+    std::map<int, uint64_t> rates;   // bytes per second
     std::vector<std::string> calls;  // "attach 3", "detach 3", "setRoute 10.0.0.0/24", ...
     std::set<int> failAttach;        // attach throws for these
 };
@@ -41,6 +42,9 @@ class FakeArsDatapath final : public ars::Datapath {
         s_.calls.push_back("removeRoute " + dst.str());
     }
     void setPortBand(int ifindex, uint8_t band) override { s_.bands[ifindex] = band; }
+    void setPortRate(int ifindex, uint64_t bytesPerSecond) override {
+        s_.rates[ifindex] = bytesPerSecond;
+    }
     void setPinned(int ifindex, bool pinned) override {
         if (pinned)
             s_.pinned.insert(ifindex);

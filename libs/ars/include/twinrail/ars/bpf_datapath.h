@@ -51,6 +51,7 @@ class BpfDatapath : public Datapath {
     void setRoute(const IpPrefix& dst, const std::vector<PathNexthop>& nexthops) override;
     void removeRoute(const IpPrefix& dst) override;
     void setPortBand(int ifindex, uint8_t band) override;  // band > 7: std::invalid_argument
+    void setPortRate(int ifindex, uint64_t bytesPerSecond) override;
     void setPinned(int ifindex, bool pinned) override;
     // Creates the port's clsact qdisc when missing, then puts (or replaces) our filter.
     void attach(int ifindex) override;
@@ -94,8 +95,8 @@ class BpfDatapath : public Datapath {
     uint64_t clockOverrideNs_ = 0;
     uint64_t generation_ = 0;
     int progFd_ = -1;
-    int configFd_ = -1, routesV4Fd_ = -1, routesV6Fd_ = -1, bandFd_ = -1, pinnedFd_ = -1,
-        flowsFd_ = -1, countersFd_ = -1;
+    int configFd_ = -1, routesV4Fd_ = -1, routesV6Fd_ = -1, bandFd_ = -1, rateFd_ = -1,
+        pinnedFd_ = -1, flowsFd_ = -1, countersFd_ = -1;
     std::set<int> attached_;
 };
 

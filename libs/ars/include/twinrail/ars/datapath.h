@@ -33,9 +33,8 @@ struct DatapathSettings {
 // One next hop of a mirrored kernel route.
 struct PathNexthop {
     int ifindex = 0;
-    IpAddr gateway;                  // where bpf_redirect_neigh sends it (FRR: fe80::/169.254.0.1)
-    uint32_t weight = 1;             // the kernel route's weight (pathqd/FRR link bandwidth)
-    uint8_t remoteBand = kBestBand;  // what lies beyond this next hop, 0..7 (global ARS)
+    IpAddr gateway;       // where bpf_redirect_neigh sends it (FRR: fe80::/169.254.0.1)
+    uint32_t weight = 1;  // the kernel route's weight (pathqd/FRR link bandwidth)
     bool operator==(const PathNexthop&) const = default;
 };
 
@@ -57,6 +56,9 @@ class Datapath {
     virtual void removeRoute(const IpPrefix& dst) = 0;
     // The port's current quality band (0..7, 7 best), from its past load and queue.
     virtual void setPortBand(int ifindex, uint8_t band) = 0;
+    // The port's rate (its shaper's, else its speed), which the program's own queue estimate
+    // drains at; 0: unknown (no estimate: bands alone decide).
+    virtual void setPortRate(int ifindex, uint64_t bytesPerSecond) = 0;
     // Packets arriving on a pinned port (static smart routing) are never steered.
     virtual void setPinned(int ifindex, bool pinned) = 0;
     // The program on the port's tc ingress; detach leaves plain kernel forwarding.

@@ -50,10 +50,4 @@ class PortQuality {
 // The band of a load that is `fraction` (0..1) of the way to the worst: 7 at 0, 0 at 1.
 uint8_t bandOf(double fraction);
 
-// The remote band of each next hop from the kernel route's weights (FARE's rule in the
-// units twinrail has: the heaviest path is a full path, band 7; a path with a fraction r of
-// its weight is an r-capacity path, band bandOf(1 - r): a quarter is band 1). The datapath
-// takes min(port band, remote band).
-std::vector<uint8_t> remoteBands(const std::vector<uint32_t>& weights);
-
 }  // namespace twinrail::ars
