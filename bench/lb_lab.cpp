@@ -28,6 +28,32 @@ namespace {
 // ARS_OBJECT flowlet_idle_time's range (SONiC's Local ARS, libs/ars config.cpp).
 constexpr uint32_t kIdleMinUs = 2, kIdleMaxUs = 2047;
 
+// The fields `after` writes differently in the rows `before` has too: {table: {key:
+// {field: value}}}. Both are config_db.json objects.
+json changedFields(const json& before, const json& after) {
+    json out = json::object();
+    for (const auto& [table, rows] : after.items()) {
+        if (!before.contains(table)) continue;
+        for (const auto& [key, row] : rows.items()) {
+            const json was = before[table].value(key, json::object());
+            for (const auto& [field, value] : row.items()) {
+                if (was.value(field, json()) != value) out[table][key][field] = value;
+            }
+        }
+    }
+    return out;
+}
+
+// Removes from `cfg` every field `fields` names (changedFields' shape).
+void eraseFields(json& cfg, const json& fields) {
+    for (const auto& [table, rows] : fields.items()) {
+        for (const auto& [key, row] : rows.items()) {
+            if (!cfg.contains(table) || !cfg[table].contains(key)) continue;
+            for (const auto& [field, value] : row.items()) cfg[table][key].erase(field);
+        }
+    }
+}
+
 plan::Request::Lb lbFor(Steer s) {
     switch (s) {
         case Steer::Ars:
@@ -47,7 +73,9 @@ plan::Request::Lb lbFor(Steer s) {
 LbLab::LbLab(plan::Plan p, lab::LabBinaries bins, std::string probe, int queueMs)
     : p_(std::move(p)), bins_(std::move(bins)), probe_(std::move(probe)), queueMs_(queueMs) {
     // The planner's own rows for each --lb, so the benchmark switches to exactly what
-    // `twinrail-lab up --lb ...` would have built: the tables an ECMP plan lacks.
+    // `twinrail-lab up --lb ...` would have built: the tables an ECMP plan lacks, and the
+    // fields it writes differently in rows both have (ars-global's PATHQD|global
+    // max_penalty).
     plan::Request base = p_.request;
     base.lb = plan::Request::Lb::Ecmp;
     const auto ecmp = std::get<plan::Plan>(plan::buildPlan(base));
@@ -62,6 +90,7 @@ LbLab::LbLab(plan::Plan p, lab::LabBinaries bins, std::string probe, int queueMs
             for (const auto& [table, rows] : after.items())
                 if (!before.contains(table)) tables[table] = rows;
             steerTables_[sw->name][s] = tables;
+            steerFields_[sw->name][s] = changedFields(before, after);
         }
     }
 }
@@ -161,22 +190,26 @@ void LbLab::setPins(const plan::Switch& sw, bool pins, bool singlePath) const {
     signalService(sw.name, lab::Service::Hostrouted, SIGHUP);
 }
 
-// The switch's ARS rows as the planner writes them for the mode (none for Steer::None),
-// the flowlet idle time (or per-packet quality) set; arsd started, told (SIGHUP) or stopped to
-// match.
+// The switch's ARS rows and fields as the planner writes them for the mode (none for
+// Steer::None), the flowlet idle time (or per-packet quality) set; arsd started, told
+// (SIGHUP) or stopped to match.
 void LbLab::setSteer(const plan::Switch& sw, const Mode& m, uint32_t idleUs) const {
     const auto& all = steerTables_.at(sw.name);
+    const auto& allFields = steerFields_.at(sw.name);
     json tables = m.steer == Steer::None ? json::object() : all.at(m.steer);
+    json fields = m.steer == Steer::None ? json::object() : allFields.at(m.steer);
     if (tables.contains("ARS_OBJECT")) {
         for (auto& [name, row] : tables["ARS_OBJECT"].items()) {
             row["flowlet_idle_time"] = std::to_string(std::clamp(idleUs, kIdleMinUs, kIdleMaxUs));
             if (m.perPacket) row["assign_mode"] = "per_packet_quality";
         }
     }
-    editConfig(sw.name, [&all, &tables](json& cfg) {
+    editConfig(sw.name, [&all, &allFields, &tables, &fields](json& cfg) {
         for (const auto& [s, t] : all)
             for (const auto& [table, rows] : t.items()) cfg.erase(table);
+        for (const auto& [s, f] : allFields) eraseFields(cfg, f);
         for (const auto& [table, rows] : tables.items()) cfg[table] = rows;
+        cfg.merge_patch(fields);
     });
 #ifdef TWINRAIL_LAB_HAS_ARSD
     const bool running = !lab::servicePids(kLab, sw.name, lab::Service::Arsd).empty();
@@ -193,16 +226,7 @@ void LbLab::setSteer(const plan::Switch& sw, const Mode& m, uint32_t idleUs) con
 // with the levels of healthy links: every path equal, as ECMP), ARS rows and arsd.
 void LbLab::mode(const Mode& m, uint32_t idleUs) const {
     for (const auto* sw : plane1()) {
-        // As the planner writes for --lb ars-global (libs/plan ars_rows.cpp): pathqd carries
-        // capacity alone.
-        const bool capacityOnly = m.steer == Steer::ArsGlobal;
-        editConfig(sw->name, [capacityOnly](json& cfg) {
-            if (capacityOnly) {
-                cfg["PATHQD"]["global"]["max_penalty"] = "0";
-            } else {
-                cfg["PATHQD"]["global"].erase("max_penalty");
-            }
-        });
+        setSteer(*sw, m, idleUs);  // first: its PATHQD fields are read by the SIGHUP below
         if (!sw->spine) setPins(*sw, m.pins, m.singlePath);
         bool running = !lab::servicePids(kLab, sw->name, lab::Service::Pathqd).empty();
         if (m.pathqd && !running) lab::startService(kLab, bins_, sw->name, lab::Service::Pathqd);
@@ -211,7 +235,6 @@ void LbLab::mode(const Mode& m, uint32_t idleUs) const {
             if (sw->spine) detachPathqd(*sw);
         }
         if (m.pathqd && running) signalService(sw->name, lab::Service::Pathqd, SIGHUP);
-        setSteer(*sw, m, idleUs);
     }
     std::this_thread::sleep_for(6s);  // pins in place, levels published and settled
 }

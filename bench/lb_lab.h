@@ -79,6 +79,9 @@ class LbLab {
     // Per plane-1 switch and steering mode: the tables the planner writes for it (ARS_*,
     // GLOBAL_ARS, SWITCH_HASH), taken from plans of the same request with that --lb.
     std::map<std::string, std::map<Steer, nlohmann::json>> steerTables_;
+    // And the fields it writes differently in rows an ECMP plan has too: {table: {key:
+    // {field: value}}} (ars-global: PATHQD|global max_penalty).
+    std::map<std::string, std::map<Steer, nlohmann::json>> steerFields_;
 };
 
 }  // namespace twinrail::bench::lb

@@ -2,7 +2,7 @@
 # synthetic time (root or CAP_BPF; about a second). Integration: the real edge in
 # namespaces arsf<pid>* (host -- leaf == two uplinks == two sinks), per-packet spraying and
 # detach giving back kernel forwarding (root; a few seconds).
-add_executable(ars_bpf_unit_tests unit/ars_bpf_test.cpp)
+add_executable(ars_bpf_unit_tests unit/ars_bpf_test.cpp unit/ars_bpf_choice_test.cpp)
 target_link_libraries(ars_bpf_unit_tests PRIVATE twinrail_ars GTest::gtest_main)
 gtest_discover_tests(ars_bpf_unit_tests TEST_PREFIX ars_ PROPERTIES LABELS unit TIMEOUT 60)
 

@@ -186,23 +186,27 @@ static __always_inline __u64 queue_delay_ns(const struct ars_nexthop* nh, __u32 
     return bytes * NS_PER_S / rate;
 }
 
-// Adds a packet sent to next hop `nh` to its port's queue estimate.
-static __always_inline void account(const struct ars_nexthop* nh, __u32 global, __u32 wmax,
-                                    __u64 now, __u32 len) {
+// Adds a packet sent to next hop `nh` to its port's queue estimate; returns when that
+// packet leaves by the estimate (ns after now), 0 when the rate is unknown.
+static __always_inline __u64 account(const struct ars_nexthop* nh, __u32 global, __u32 wmax,
+                                     __u64 now, __u32 len) {
     __u64 rate = drain_rate(nh, global, wmax);
-    if (rate == 0) return;
+    if (rate == 0) return 0;
     __u32 ifindex = nh->ifindex;
+    __u64 bytes = len;
     struct ars_port_queue* q = bpf_map_lookup_elem(&ars_port_queue, &ifindex);
-    if (!q) {
-        struct ars_port_queue fresh = {.bytes = len, .at_ns = now};
+    if (q) {
+        bpf_spin_lock(&q->lock);
+        bytes += queued_now(q, rate, now);
+        if (bytes > MAX_QUEUE_BYTES) bytes = MAX_QUEUE_BYTES;
+        q->bytes = bytes;
+        q->at_ns = now;
+        bpf_spin_unlock(&q->lock);
+    } else {
+        struct ars_port_queue fresh = {.bytes = bytes, .at_ns = now};
         bpf_map_update_elem(&ars_port_queue, &ifindex, &fresh, BPF_NOEXIST);
-        return;
     }
-    bpf_spin_lock(&q->lock);
-    __u64 bytes = queued_now(q, rate, now) + len;
-    q->bytes = bytes > MAX_QUEUE_BYTES ? MAX_QUEUE_BYTES : bytes;
-    q->at_ns = now;
-    bpf_spin_unlock(&q->lock);
+    return bytes * NS_PER_S / rate;
 }
 
 // The loops over a group's next hops run under bpf_loop: the verifier checks each callback
@@ -217,7 +221,6 @@ struct scan {
     __u32 best_band;
     __u32 ties;
     __u32 total;  // random: the sum of the weights
-    __u32 wmax;   // the heaviest weight
     int best;     // the answer: a next hop index, or -1
 };
 
@@ -231,8 +234,8 @@ static long quality_step(__u32 i, void* arg) {
     struct scan* s = arg;
     if (i >= ARS_MAX_NEXTHOPS) return 1;
     const struct ars_nexthop* nh = &s->g->nh[i];
-    __u32 band = band_of(nh, s->global, s->wmax);
-    __u64 delay = queue_delay_ns(nh, s->global, s->wmax, s->now);
+    __u32 band = band_of(nh, s->global, s->g->heaviest);
+    __u64 delay = queue_delay_ns(nh, s->global, s->g->heaviest, s->now);
     int better = delay < s->best_delay || (delay == s->best_delay && band > s->best_band);
     if (s->best < 0 || better) {
         s->best = (int)i;
@@ -249,9 +252,7 @@ static long quality_step(__u32 i, void* arg) {
 static long weight_step(__u32 i, void* arg) {
     struct scan* s = arg;
     if (i >= ARS_MAX_NEXTHOPS) return 1;
-    __u32 w = s->g->nh[i].weight;
-    s->total += w;
-    if (w > s->wmax) s->wmax = w;
+    s->total += s->g->nh[i].weight;
     return 0;
 }
 
@@ -276,15 +277,9 @@ static long find_step(__u32 i, void* arg) {
     return 1;
 }
 
-static __always_inline __u32 heaviest(const struct ars_group* g, __u32 count) {
-    struct scan s = {.g = g};
-    bpf_loop(count, weight_step, &s, 0);
-    return s.wmax;
-}
-
 static __always_inline int choose_quality(const struct ars_group* g, __u32 count, __u32 global,
-                                          __u32 wmax, __u64 now) {
-    struct scan s = {.g = g, .now = now, .global = global, .wmax = wmax, .best = -1};
+                                          __u64 now) {
+    struct scan s = {.g = g, .now = now, .global = global, .best = -1};
     bpf_loop(count, quality_step, &s, 0);
     return s.best;
 }
@@ -334,10 +329,9 @@ static __always_inline int decide(const struct ars_config* cfg, const struct ars
             nh = find_port(g, count, prev);
         }
     }
-    __u32 wmax = cfg->global ? heaviest(g, count) : 0;
     if (nh < 0) {
         int quality = mode == ARS_MODE_FLOWLET_QUALITY || mode == ARS_MODE_PACKET_QUALITY;
-        nh = quality ? choose_quality(g, count, cfg->global, wmax, now) : choose_random(g, count);
+        nh = quality ? choose_quality(g, count, cfg->global, now) : choose_random(g, count);
         if (nh < 0 || nh >= ARS_MAX_NEXTHOPS) return -1;
         bump(ARS_CNT_NEW_FLOWLETS);
         // The mask only tells the verifier what the test above already made true.
@@ -348,8 +342,7 @@ static __always_inline int decide(const struct ars_config* cfg, const struct ars
     flow->generation = g->generation;
     flow->ifindex = g->nh[idx].ifindex;
     flow->nh_index = idx;
-    account(&g->nh[idx], cfg->global, wmax, now, len);
-    flow->depart_ns = now + queue_delay_ns(&g->nh[idx], cfg->global, wmax, now);
+    flow->depart_ns = now + account(&g->nh[idx], cfg->global, g->heaviest, now, len);
     return (int)idx;
 }
 

@@ -49,6 +49,8 @@ struct ars_group {
     __u64 generation;
     __u32 count;     // next hops in nh[]
     __u32 eligible;  // 0: leave matching packets to the kernel (< 2 next hops, too many...)
+    __u32 heaviest;  // the largest weight in nh[] (global ARS: the full-width path)
+    __u32 pad;
     struct ars_nexthop nh[ARS_MAX_NEXTHOPS];
 };
 

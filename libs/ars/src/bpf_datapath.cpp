@@ -189,6 +189,7 @@ void BpfDatapath::setRoute(const IpPrefix& dst, const std::vector<PathNexthop>& 
         ars_nexthop& out = group.nh[i];
         out.ifindex = static_cast<uint32_t>(std::max(in.ifindex, 0));
         out.weight = in.weight;
+        group.heaviest = std::max(group.heaviest, in.weight);
         out.family = static_cast<uint8_t>(in.gateway.family());
         if (in.gateway.family() != 0)
             std::memcpy(out.gateway, in.gateway.data(), in.gateway.size());
