@@ -158,11 +158,13 @@ TEST_F(LabFaults, RestoredLeafHoldsItsHostPortsUntilItHasTheFabricPrefixes) {
     bool early = false;
     lab::waitUntil(
         [&] {
-            bool routedNow = fabricRouted();
+            // Ports first, routes second: a release observed here happened before the route
+            // check begins, so routes installed in between cannot pass for an early release.
             bool upNow = allUp();
+            bool routedNow = fabricRouted();
             if (routedNow && !routedAt) routedAt = secondsSince(t0);
             if (upNow && !releasedAt) releasedAt = secondsSince(t0);
-            early = early || (upNow && !routedAt);
+            early = early || (upNow && !routedNow && !routedAt);
             return routedAt && releasedAt;
         },
         60s, 50ms);
