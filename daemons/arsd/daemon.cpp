@@ -249,6 +249,12 @@ void Daemon::sampleNow() {
             datapath_->setPortRate(r.ifindex, rate);
             s.sentRate = rate;
         }
+        // The real queue: a floor under the program's own count, which misses what it did not
+        // send. An empty queue is written once, not every period.
+        if (r.queuedBytes != 0 || s.sentBacklog != 0) {
+            datapath_->setPortBacklog(r.ifindex, r.queuedBytes, now);
+            s.sentBacklog = r.queuedBytes;
+        }
         if (s.last && now > s.lastNs) {
             ars::PortSample sample;
             // A counter that went backwards was reset (the port was re-created): no load.

@@ -71,6 +71,7 @@ class Daemon {
         ars::PortQuality quality;
         std::optional<uint8_t> sentBand;
         std::optional<uint64_t> sentRate;  // bytes per second
+        uint64_t sentBacklog = 0;          // bytes
     };
 
     Config cfg_;

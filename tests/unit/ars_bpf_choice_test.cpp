@@ -1,9 +1,11 @@
 // How the ARS tc program's quality modes rank a route's next hops (libs/ars/bpf/ars.bpf.c):
-// its own queue estimate first, then the band, then chance; global ARS measures the load
-// against the path beyond. Through BPF_PROG_TEST_RUN with synthetic time (ars_bpf_fixture.h).
+// its own queue estimate (never below arsd's sampled backlog) first, then the band, then
+// chance; global ARS measures the load against the path beyond. Through BPF_PROG_TEST_RUN
+// with synthetic time (ars_bpf_fixture.h).
 #include <gtest/gtest.h>
 #include <linux/pkt_cls.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -86,6 +88,68 @@ TEST_F(ArsBpf, FlowletIdleTimeCountsFromWhenItsLastPacketLeftThePort) {
     EXPECT_EQ(egress(), kUp1);
     send(flow_, 1 * kMs + 1100 * kUs);  // the one sent at 400 left at ~404: 696 us of silence
     EXPECT_EQ(egress(), kUp2);
+}
+
+// The program's own count misses what it did not send; arsd's sampled qdisc backlog is a
+// floor under it, drained at the port rate since it was read.
+TEST_F(ArsBpf, TheSampledBacklogIsAFloorUnderTheQueueEstimate) {
+    mode(AssignMode::FlowletQuality);
+    twoUplinks();
+    dp_->setPortRate(kUp1, k100Mbit);
+    dp_->setPortRate(kUp2, k100Mbit);
+    dp_->setPortBacklog(kUp1, 125'000, 1 * kMs);  // 10 ms queued that the program never sent
+    for (uint16_t port = 1000; port < 1008; ++port) {
+        ASSERT_EQ(send(ipv4Udp("10.1.0.5", "10.2.0.7", port), 1 * kMs + 1 * kUs), TC_ACT_REDIRECT);
+    }
+    for (const auto& f : dp_->flows()) EXPECT_EQ(f.ifindex, kUp2) << "slot " << f.slot;
+    // 11 ms on, drained: equal queues again, so new flows also go to up1 (random ties).
+    bool up1 = false;
+    for (uint16_t port = 2000; port < 2032; ++port) {
+        send(ipv4Udp("10.1.0.5", "10.2.0.7", port), (12 + port - 2000) * kMs);
+        for (const auto& f : dp_->flows()) up1 = up1 || f.ifindex == kUp1;
+    }
+    EXPECT_TRUE(up1);  // all 32 on up2: 2^-32
+}
+
+TEST_F(ArsBpf, AFlowletWaitsForTheSampledBacklogAheadOfItToLeave) {
+    mode(AssignMode::FlowletQuality);  // idle 256 us
+    twoUplinks();
+    dp_->setPortRate(kUp1, k100Mbit);
+    dp_->setPortRate(kUp2, k100Mbit);
+    dp_->setPortBand(kUp2, 2);
+    send(flow_, 1 * kMs);
+    ASSERT_EQ(egress(), kUp1);
+    dp_->setPortBacklog(kUp1, 25'000, 1 * kMs + 10 * kUs);  // 2 ms ahead of the next packet
+    send(flow_, 1 * kMs + 100 * kUs);                       // leaves at ~3.1 ms
+    dp_->setPortBand(kUp1, 0);
+    send(flow_, 2 * kMs);  // 900 us after it arrived, still queued: stays
+    EXPECT_EQ(egress(), kUp1);
+    send(flow_, 3 * kMs + 500 * kUs);  // ~400 us after it left: a new flowlet, the better band
+    EXPECT_EQ(egress(), kUp2);
+}
+
+// A GSO packet of 10 segments leaves as 10 frames with 10 sets of headers (42 bytes of
+// Ethernet, IPv4 and UDP each): 46 + 9 x 42 = 424 bytes, more than five 46-byte frames.
+TEST_F(ArsBpf, AGsoPacketIsCountedWithTheHeadersOfEverySegment) {
+    mode(AssignMode::FlowletQuality);
+    twoUplinks();
+    dp_->setPortRate(kUp1, k100Mbit);
+    dp_->setPortRate(kUp2, k100Mbit);
+    const auto gso = ipv4Udp("10.1.0.5", "10.2.0.7", 1000);
+    const auto plain = ipv4Udp("10.1.0.5", "10.2.0.7", 1001);
+    ASSERT_EQ(send(gso, 1 * kMs, kHostPort, 10), TC_ACT_REDIRECT);
+    const int gsoPort = egress();
+    for (int i = 0; i < 5; ++i) ASSERT_EQ(send(plain, 1 * kMs), TC_ACT_REDIRECT);
+    int plainPort = 0;
+    for (const auto& f : dp_->flows())
+        if (f.ifindex != gsoPort) plainPort = f.ifindex;
+    ASSERT_NE(plainPort, 0) << "the second flow went to the one queued port";
+    send(ipv4Udp("10.1.0.5", "10.2.0.7", 1002), 1 * kMs);  // 230 bytes queued against 424
+    auto flows = dp_->flows();
+    ASSERT_EQ(flows.size(), 3U);
+    EXPECT_EQ(std::count_if(flows.begin(), flows.end(),
+                            [plainPort](const auto& f) { return f.ifindex == plainPort; }),
+              2);
 }
 
 TEST_F(ArsBpf, QualityPicksTheBestBandForEveryFlow) {

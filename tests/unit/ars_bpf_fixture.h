@@ -115,9 +115,9 @@ class ArsBpf : public ::testing::Test {
         dp_->setRoute(prefix("10.2.0.0/16"),
                       {hop(kUp1, "169.254.0.1", w1), hop(kUp2, "169.254.0.1", w2)});
     }
-    int send(const Frame& f, uint64_t now, int in = kHostPort) {
+    int send(const Frame& f, uint64_t now, int in = kHostPort, uint32_t gsoSegs = 0) {
         dp_->setClockOverride(now);
-        return dp_->testRun(f, in).action;
+        return dp_->testRun(f, in, gsoSegs, gsoSegs > 1 ? 1448 : 0).action;
     }
     // The egress of the one flow the test sent; 0 when the table is empty.
     int egress() {

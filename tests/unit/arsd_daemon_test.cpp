@@ -113,6 +113,20 @@ TEST_F(ArsdDaemon, QualitySamplesOfLoadAndQueueFeedTheBands) {
     EXPECT_EQ(h.dp.rates[11], bps / 8);   // the program's queue estimate drains at it
 }
 
+TEST_F(ArsdDaemon, TheSampledBacklogReachesTheDataPathWithItsTime) {
+    start();
+    h.counters[11] = {11, 0, 500'000, 1'000'000'000};
+    h.counters[12] = {12, 0, 0, 1'000'000'000};
+    d->sampleNow();
+    ASSERT_EQ(h.dp.backlogs.count(11), 1u);
+    EXPECT_EQ(h.dp.backlogs[11], std::make_pair(uint64_t{500'000}, h.now));
+    EXPECT_EQ(h.dp.backlogs.count(12), 0u);  // empty and never written: nothing to say
+    h.now += 1'000'000;
+    h.counters[11] = {11, 0, 0, 1'000'000'000};
+    d->sampleNow();  // emptied: written once, so the floor does not outlive the queue
+    EXPECT_EQ(h.dp.backlogs[11], std::make_pair(uint64_t{0}, h.now));
+}
+
 TEST_F(ArsdDaemon, TheTimerSamplesEveryPeriodWithAOneMillisecondFloor) {
     auto c = Harness::leafConfig();
     c.ars.samplingIntervalUs = 10;  // below what software can keep: the floor

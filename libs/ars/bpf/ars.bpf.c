@@ -82,6 +82,14 @@ struct {
     __type(value, struct ars_port_queue);
 } ars_port_queue SEC(".maps");
 
+// ifindex -> the port's real backlog as arsd last sampled it (ars_maps.h).
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 4096);
+    __type(key, __u32);
+    __type(value, struct ars_port_backlog);
+} ars_port_backlog SEC(".maps");
+
 // ifindex -> 1: packets arriving there are never steered.
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
@@ -164,13 +172,24 @@ static __always_inline __u64 drain_rate(const struct ars_nexthop* nh, __u32 glob
     return r;
 }
 
-// Bytes still queued at `now` of what was queued at q->at_ns, draining at `rate`.
-static __always_inline __u64 queued_now(const struct ars_port_queue* q, __u64 rate, __u64 now) {
-    if (now <= q->at_ns) return q->bytes;
-    __u64 elapsed_us = (now - q->at_ns) / 1000;
+// Bytes still queued at `now` of `bytes` queued at `at_ns`, draining at `rate`.
+static __always_inline __u64 drained(__u64 bytes, __u64 at_ns, __u64 rate, __u64 now) {
+    if (now <= at_ns) return bytes;
+    __u64 elapsed_us = (now - at_ns) / 1000;
     if (elapsed_us >= 1000000) return 0;  // a second of silence drains any port
-    __u64 drained = elapsed_us * rate / 1000000;
-    return q->bytes > drained ? q->bytes - drained : 0;
+    __u64 gone = elapsed_us * rate / 1000000;
+    return bytes > gone ? bytes - gone : 0;
+}
+
+// The real backlog arsd last read on the port, drained since: a floor for the estimate.
+static __always_inline __u64 backlog_floor(__u32 ifindex, __u64 rate, __u64 now) {
+    struct ars_port_backlog* b = bpf_map_lookup_elem(&ars_port_backlog, &ifindex);
+    if (!b) return 0;
+    return drained(b->bytes, b->at_ns, rate, now);
+}
+
+static __always_inline __u64 at_least(__u64 a, __u64 b) {
+    return a > b ? a : b;
 }
 
 // The estimated queueing delay (ns) of a next hop; 0 when its rate is unknown.
@@ -179,30 +198,34 @@ static __always_inline __u64 queue_delay_ns(const struct ars_nexthop* nh, __u32 
     __u64 rate = drain_rate(nh, global, wmax);
     if (rate == 0) return 0;
     __u32 ifindex = nh->ifindex;
+    __u64 bytes = backlog_floor(ifindex, rate, now);
     struct ars_port_queue* q = bpf_map_lookup_elem(&ars_port_queue, &ifindex);
-    if (!q) return 0;
-    __u64 bytes = queued_now(q, rate, now);
+    if (q) bytes = at_least(bytes, drained(q->bytes, q->at_ns, rate, now));
     if (bytes > MAX_QUEUE_BYTES) bytes = MAX_QUEUE_BYTES;
     return bytes * NS_PER_S / rate;
 }
 
-// Adds a packet sent to next hop `nh` to its port's queue estimate; returns when that
-// packet leaves by the estimate (ns after now), 0 when the rate is unknown.
+// Adds a packet sent to next hop `nh` to its port's queue estimate (raised to the sampled
+// backlog first); returns when that packet leaves by the estimate (ns after now), 0 when
+// the rate is unknown.
 static __always_inline __u64 account(const struct ars_nexthop* nh, __u32 global, __u32 wmax,
                                      __u64 now, __u32 len) {
     __u64 rate = drain_rate(nh, global, wmax);
     if (rate == 0) return 0;
     __u32 ifindex = nh->ifindex;
+    __u64 floor = backlog_floor(ifindex, rate, now);
     __u64 bytes = len;
     struct ars_port_queue* q = bpf_map_lookup_elem(&ars_port_queue, &ifindex);
     if (q) {
         bpf_spin_lock(&q->lock);
-        bytes += queued_now(q, rate, now);
+        bytes += at_least(floor, drained(q->bytes, q->at_ns, rate, now));
         if (bytes > MAX_QUEUE_BYTES) bytes = MAX_QUEUE_BYTES;
         q->bytes = bytes;
         q->at_ns = now;
         bpf_spin_unlock(&q->lock);
     } else {
+        bytes += floor;
+        if (bytes > MAX_QUEUE_BYTES) bytes = MAX_QUEUE_BYTES;
         struct ars_port_queue fresh = {.bytes = bytes, .at_ns = now};
         bpf_map_update_elem(&ars_port_queue, &ifindex, &fresh, BPF_NOEXIST);
     }
@@ -346,6 +369,25 @@ static __always_inline int decide(const struct ars_config* cfg, const struct ars
     return (int)idx;
 }
 
+// The transport header's length: TCP's data offset, UDP's 8; 0 for anything else.
+static __always_inline __u32 l4_header_len(__u8 proto, void* l4, void* end) {
+    if (proto == IPPROTO_UDP) return 8;
+    if (proto != IPPROTO_TCP) return 0;
+    __u8* doff = l4 + 12;
+    if ((void*)(doff + 1) > end) return 0;
+    return (*doff >> 4) * 4;
+}
+
+// What the packet is on the wire. A GSO packet (a sender's TSO/GSO or GRO's aggregate)
+// leaves as gso_segs frames, each with its own headers (`hdr` bytes), and the shaper counts
+// every one: counted once, bulk TCP's standing queue would be under-counted by ~4%, and a
+// flowlet moved on that estimate overtakes its own packets.
+static __always_inline __u32 wire_len(const struct __sk_buff* skb, __u32 hdr) {
+    __u32 segs = skb->gso_segs;
+    if (segs <= 1) return skb->len;
+    return skb->len + (segs - 1) * hdr;
+}
+
 // Sends the packet to next hop `nh` of `g` through the neighbour table.
 static __always_inline int redirect(const struct ars_group* g, int nh) {
     if (nh < 0 || nh >= ARS_MAX_NEXTHOPS) return -1;
@@ -394,7 +436,9 @@ static __always_inline int steer_v4(struct __sk_buff* skb, const struct ars_conf
         if ((void*)(ports + 1) > end) return pass();
         h = mix(h, *ports);
     }
-    int nh = decide(cfg, g, finish(h), skb->len);
+    __u32 hdr = sizeof(struct ethhdr) + ip->ihl * 4 +
+                l4_header_len(ip->protocol, (void*)ip + ip->ihl * 4, end);
+    int nh = decide(cfg, g, finish(h), wire_len(skb, hdr));
     if (nh < 0 || too_big(skb, g, nh)) return pass();
 
     // TTL minus one, as forwarding does; the checksum word holds TTL and protocol.
@@ -432,7 +476,9 @@ static __always_inline int steer_v6(struct __sk_buff* skb, const struct ars_conf
         if ((void*)(ports + 1) > end) return pass();
         h = mix(h, *ports);
     }
-    int nh = decide(cfg, g, finish(h), skb->len);
+    __u32 hdr = sizeof(struct ethhdr) + sizeof(struct ipv6hdr) +
+                l4_header_len(ip6->nexthdr, (void*)(ip6 + 1), end);
+    int nh = decide(cfg, g, finish(h), wire_len(skb, hdr));
     if (nh < 0 || too_big(skb, g, nh)) return pass();
     ip6->hop_limit -= 1;  // no header checksum in IPv6
     return redirect(g, nh);

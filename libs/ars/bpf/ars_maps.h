@@ -78,6 +78,16 @@ struct ars_port_queue {
     __u64 at_ns;
 };
 
+// "ars_port_backlog", ifindex -> the port's real queue as arsd last read it (the root
+// qdisc's backlog in bytes, at at_ns). The program's own count misses what it did not
+// send or cannot see the size of (the kernel's forwarding, a GSO packet's per-segment
+// headers); a move that trusts an undercount overtakes packets still queued. So the
+// estimate never falls below this floor, drained at the same rate since it was read.
+struct ars_port_backlog {
+    __u64 bytes;
+    __u64 at_ns;
+};
+
 // One slot of the flow table "ars_flows" (an array of max_flows entries, index = the
 // 5-tuple's hash & flow_mask). ifindex 0: the slot has never been used.
 struct ars_flow {

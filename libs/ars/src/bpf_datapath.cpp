@@ -141,6 +141,7 @@ BpfDatapath::BpfDatapath(uint32_t maxFlows) : maxFlows_(maxFlows) {
     routesV6Fd_ = mapFd(raw, "ars_routes_v6");
     bandFd_ = mapFd(raw, "ars_port_band");
     rateFd_ = mapFd(raw, "ars_port_rate");
+    backlogFd_ = mapFd(raw, "ars_port_backlog");
     pinnedFd_ = mapFd(raw, "ars_pinned");
     flowsFd_ = mapFd(raw, "ars_flows");
     countersFd_ = mapFd(raw, "ars_counters");
@@ -239,6 +240,13 @@ void BpfDatapath::setPortRate(int ifindex, uint64_t bytesPerSecond) {
         fail("setPortRate ifindex " + std::to_string(ifindex), errno);
 }
 
+void BpfDatapath::setPortBacklog(int ifindex, uint64_t bytes, uint64_t atNs) {
+    auto key = static_cast<uint32_t>(ifindex);
+    ars_port_backlog value{bytes, atNs};
+    if (bpf_map_update_elem(backlogFd_, &key, &value, BPF_ANY) != 0)
+        fail("setPortBacklog ifindex " + std::to_string(ifindex), errno);
+}
+
 void BpfDatapath::setPinned(int ifindex, bool pinned) {
     auto key = static_cast<uint32_t>(ifindex);
     uint8_t one = 1;
@@ -300,12 +308,14 @@ DatapathCounters BpfDatapath::counters() const {
             sums[ARS_CNT_MOVED]};
 }
 
-BpfDatapath::TestRun BpfDatapath::testRun(const std::vector<uint8_t>& frame,
-                                          int ingressIfindex) const {
+BpfDatapath::TestRun BpfDatapath::testRun(const std::vector<uint8_t>& frame, int ingressIfindex,
+                                          uint32_t gsoSegs, uint32_t gsoSize) const {
     TestRun out;
     out.frame.resize(frame.size() + 256);  // room for a program that grows the packet
     __sk_buff ctx{};
     ctx.ingress_ifindex = static_cast<uint32_t>(ingressIfindex);
+    ctx.gso_segs = gsoSegs;
+    ctx.gso_size = gsoSize;
     bpf_test_run_opts opts{};
     opts.sz = sizeof(opts);
     opts.data_in = frame.data();

@@ -21,7 +21,8 @@ struct FakeArsState {
     std::set<int> attached;
     std::set<int> pinned;
     std::map<int, uint8_t> bands;
-    std::map<int, uint64_t> rates;   // bytes per second
+    std::map<int, uint64_t> rates;                          // bytes per second
+    std::map<int, std::pair<uint64_t, uint64_t>> backlogs;  // bytes, at (ns)
     std::vector<std::string> calls;  // "attach 3", "detach 3", "setRoute 10.0.0.0/24", ...
     std::set<int> failAttach;        // attach throws for these
 };
@@ -44,6 +45,9 @@ class FakeArsDatapath final : public ars::Datapath {
     void setPortBand(int ifindex, uint8_t band) override { s_.bands[ifindex] = band; }
     void setPortRate(int ifindex, uint64_t bytesPerSecond) override {
         s_.rates[ifindex] = bytesPerSecond;
+    }
+    void setPortBacklog(int ifindex, uint64_t bytes, uint64_t atNs) override {
+        s_.backlogs[ifindex] = {bytes, atNs};
     }
     void setPinned(int ifindex, bool pinned) override {
         if (pinned)

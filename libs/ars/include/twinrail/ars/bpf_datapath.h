@@ -52,6 +52,7 @@ class BpfDatapath : public Datapath {
     void removeRoute(const IpPrefix& dst) override;
     void setPortBand(int ifindex, uint8_t band) override;  // band > 7: std::invalid_argument
     void setPortRate(int ifindex, uint64_t bytesPerSecond) override;
+    void setPortBacklog(int ifindex, uint64_t bytes, uint64_t atNs) override;
     void setPinned(int ifindex, bool pinned) override;
     // Creates the port's clsact qdisc when missing, then puts (or replaces) our filter.
     void attach(int ifindex) override;
@@ -73,8 +74,10 @@ class BpfDatapath : public Datapath {
         std::vector<uint8_t> frame;  // the packet as the program left it
     };
     // Runs the loaded program once on `frame` (Ethernet first) with BPF_PROG_TEST_RUN, as if
-    // it had arrived on `ingressIfindex`. Throws std::runtime_error when the kernel refuses.
-    TestRun testRun(const std::vector<uint8_t>& frame, int ingressIfindex) const;
+    // it had arrived on `ingressIfindex`; gsoSegs > 1 makes it a GSO packet of that many
+    // segments of gsoSize payload bytes. Throws std::runtime_error when the kernel refuses.
+    TestRun testRun(const std::vector<uint8_t>& frame, int ingressIfindex, uint32_t gsoSegs = 0,
+                    uint32_t gsoSize = 0) const;
     struct FlowSlot {
         uint32_t slot = 0;
         uint64_t lastSeenNs = 0;
@@ -96,7 +99,7 @@ class BpfDatapath : public Datapath {
     uint64_t generation_ = 0;
     int progFd_ = -1;
     int configFd_ = -1, routesV4Fd_ = -1, routesV6Fd_ = -1, bandFd_ = -1, rateFd_ = -1,
-        pinnedFd_ = -1, flowsFd_ = -1, countersFd_ = -1;
+        backlogFd_ = -1, pinnedFd_ = -1, flowsFd_ = -1, countersFd_ = -1;
     std::set<int> attached_;
 };
 

@@ -59,6 +59,10 @@ class Datapath {
     // The port's rate (its shaper's, else its speed), which the program's own queue estimate
     // drains at; 0: unknown (no estimate: bands alone decide).
     virtual void setPortRate(int ifindex, uint64_t bytesPerSecond) = 0;
+    // The port's real queue as last read (its root qdisc's backlog) at `atNs` on the clock the
+    // program reads (CLOCK_MONOTONIC): the program's estimate never falls below it, drained
+    // at the port's rate since, as its own count misses what it did not send.
+    virtual void setPortBacklog(int ifindex, uint64_t bytes, uint64_t atNs) = 0;
     // Packets arriving on a pinned port (static smart routing) are never steered.
     virtual void setPinned(int ifindex, bool pinned) = 0;
     // The program on the port's tc ingress; detach leaves plain kernel forwarding.
