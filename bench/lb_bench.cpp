@@ -17,7 +17,7 @@
 // arriving after a higher sequence number). Ratios to ECMP, to the ideal and, for
 // reordering, to single path and to static (one fixed path per flow, the same load), from
 // the same run. Then the flowlet idle-time sweep: ARS
-// (local) at {0.1 .. 4} x half the RTT measured under ECMP's permutation load.
+// (local) at {0.1 .. 4} x half the idle fabric's RTT (the ARS modes' idle time is half of it).
 // Writes JSON, a markdown table (OUT.md) and gnuplot plots.
 //
 // usage: lb_bench TWINRAIL_LAB HOSTROUTED PATHQD ARSD PROBE OUT.json [REPS] [SWEEP_REPS] [MODES]
@@ -228,6 +228,7 @@ static int benchMain(int argc, char** argv) {
              {"ideal_job_s", ideal},
              {"max_flow_mbps", maxFlow / 1e6},
              {"idle_rtt_ms", l.idleRttMs()},
+             {"tcp_congestion_control", l.tcpCongestionControl()},
              {"permutation", json::array()},
              {"all-to-all", json::array()},
              {"degraded", json::array()}};
@@ -238,19 +239,21 @@ static int benchMain(int argc, char** argv) {
             modes.push_back(&m);
     }
     if (!kHaveArsd) out["skipped"] = "ars, ars-global, spray: this build's lab has no arsd";
-    // The ARS modes' idle time: half the RTT under ECMP's permutation load (ECMP runs
-    // first), within ARS_OBJECT's 2..2047 us.
-    uint32_t idleUs = 256;
+    // The ARS modes' idle time: half the lab's RTT on the idle fabric (the paths' own
+    // delay, as an ASIC's idle time is set), within ARS_OBJECT's 2..2047 us. The RTT under
+    // ECMP's load is reported beside it, not used: pings either miss every queue or wait
+    // behind a standing one, and its median flipped between 0.045 and 4 ms from run to run,
+    // and with it the idle time (which decides whether colliding flows ever part).
+    const double halfRttUs = out["idle_rtt_ms"].get<double>() * 500;
+    const uint32_t idleUs =
+        std::clamp<uint32_t>(static_cast<uint32_t>(std::lround(halfRttUs)), 2U, 2047U);
+    out["ars_idle_us"] = idleUs;
     for (const auto* m : modes) {
         l.mode(*m, idleUs);
         json perm = runMode(l, m->name, kPermutation, reps, std::string(m->name) == "ecmp");
         perm["ratio_to_ideal"] = ideal / perm["median_job_s"].get<double>();
-        if (perm.contains("rtt_ms_median")) {
-            out["loaded_rtt_ms"] = perm["rtt_ms_median"];
-            idleUs = static_cast<uint32_t>(std::lround(perm["rtt_ms_median"].get<double>() * 500));
-            out["ars_idle_us"] = std::clamp<uint32_t>(idleUs, 2, 2047);
-        }
-        if (m->steer != Steer::None) perm["flowlet_idle_us"] = out.value("ars_idle_us", 256u);
+        if (perm.contains("rtt_ms_median")) out["loaded_rtt_ms"] = perm["rtt_ms_median"];
+        if (m->steer != Steer::None) perm["flowlet_idle_us"] = idleUs;
         out["permutation"].push_back(perm);
         json a2a = runMode(l, m->name, kAllToAll, reps, false);
         a2a["ratio_to_ideal"] = ideal / a2a["median_job_s"].get<double>();
@@ -271,8 +274,7 @@ static int benchMain(int argc, char** argv) {
     out["sweep"] = json::array();
     const bool arsRan = std::any_of(modes.begin(), modes.end(),
                                     [](const lb::Mode* m) { return m->steer == Steer::Ars; });
-    if (arsRan && out.contains("loaded_rtt_ms")) {
-        const double halfRttUs = out["loaded_rtt_ms"].get<double>() * 500;
+    if (arsRan) {
         // {idle us wanted, x RTT/2}, in idle order; the fixed points once each.
         std::vector<std::pair<uint32_t, double>> points;
         for (double f : kSweep)

@@ -110,6 +110,13 @@ double LbLab::idleRttMs() const {
     return rtt;
 }
 
+std::string LbLab::tcpCongestionControl() const {
+    std::string cc =
+        lab::inNodeRun(kLab, senders_[0], {"cat", "/proc/sys/net/ipv4/tcp_congestion_control"}).out;
+    while (!cc.empty() && (cc.back() == '\n' || cc.back() == ' ')) cc.pop_back();
+    return cc;
+}
+
 json LbLab::job(const Pattern& pat, bool ping) const {
     const std::string prefix = lab::PlanLab::nsPrefix(kLab);
     const std::string tmp = "/tmp/" + std::string(kLab) + "-";

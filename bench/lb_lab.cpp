@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -226,8 +227,12 @@ void LbLab::setSteer(const plan::Switch& sw, const Mode& m, uint32_t idleUs) con
 // with the levels of healthy links: every path equal, as ECMP), ARS rows and arsd.
 void LbLab::mode(const Mode& m, uint32_t idleUs) const {
     for (const auto* sw : plane1()) {
-        setSteer(*sw, m, idleUs);  // first: its PATHQD fields are read by the SIGHUP below
+        // Pins before the ARS rows: arsd reads UPLINK_PIN too (it never steers a pinned
+        // port), and setSteer starts or signals it; the other order left the previous
+        // mode's pins in arsd, and ARS after static forwarded like ECMP. Both before
+        // pathqd's SIGHUP below, which reads the PATHQD fields setSteer writes.
         if (!sw->spine) setPins(*sw, m.pins, m.singlePath);
+        setSteer(*sw, m, idleUs);
         bool running = !lab::servicePids(kLab, sw->name, lab::Service::Pathqd).empty();
         if (m.pathqd && !running) lab::startService(kLab, bins_, sw->name, lab::Service::Pathqd);
         if (!m.pathqd && running) {
@@ -236,7 +241,26 @@ void LbLab::mode(const Mode& m, uint32_t idleUs) const {
         }
         if (m.pathqd && running) signalService(sw->name, lab::Service::Pathqd, SIGHUP);
     }
+    // The fabric is healthy here: every mode starts from equal weights. pathqd raises a
+    // level that the previous mode's congestion lowered only after raise_hold_ms, step by
+    // step; jobs started before that ran global ARS on stale narrow paths (measured: a
+    // permutation at 0.49 of ideal right after local ARS, 0.98 otherwise).
+    if (!lab::waitUntil([this] { return equalWeights(); }, 60s, 250ms))
+        std::cerr << "lb_bench: p1-leaf1's weights toward p1-leaf2 still unequal after 60 s\n";
     std::this_thread::sleep_for(6s);  // pins in place, levels published and settled
+}
+
+// Whether p1-leaf1's route to the first receiver has one weight on every next hop.
+bool LbLab::equalWeights() const {
+    auto out = lab::inNodeRun(kLab, "p1-leaf1",
+                              {"ip", "-j", "route", "show", address_.at(receivers_.front())})
+                   .out;
+    auto routes = json::parse(out, nullptr, false);
+    if (!routes.is_array() || routes.empty()) return false;
+    std::set<int> weights;
+    for (const auto& nh : routes.front().value("nexthops", json::array()))
+        weights.insert(nh.value("weight", 1));
+    return weights.size() <= 1;
 }
 
 }  // namespace twinrail::bench::lb

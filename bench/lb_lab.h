@@ -54,11 +54,15 @@ class LbLab {
     nlohmann::json job(const Pattern& p, bool ping) const;
     // The median RTT (ms) of pings between two NICs on an idle fabric.
     double idleRttMs() const;
+    // The senders' TCP congestion control: the host's default, which the lab inherits
+    // (cubic on a stock Debian; how full a deep queue stays depends on it).
+    std::string tcpCongestionControl() const;
 
     size_t senderCount() const { return senders_.size(); }
 
   private:
     std::vector<const plan::Switch*> plane1() const;
+    bool equalWeights() const;
     template <typename F>
     void editConfig(const std::string& node, F edit) const;
     void signalService(const std::string& node, lab::Service s, int sig) const;
