@@ -243,8 +243,8 @@ void LbLab::mode(const Mode& m, uint32_t idleUs) const {
     }
     // The fabric is healthy here: every mode starts from equal weights. pathqd raises a
     // level that the previous mode's congestion lowered only after raise_hold_ms, step by
-    // step; jobs started before that ran global ARS on stale narrow paths (measured: a
-    // permutation at 0.49 of ideal right after local ARS, 0.98 otherwise).
+    // step, and global ARS reads those weights as the paths' widths (seen: 7 against 30
+    // on p1-leaf1 as the sweep began, after the degraded pattern).
     if (!lab::waitUntil([this] { return equalWeights(); }, 60s, 250ms))
         std::cerr << "lb_bench: p1-leaf1's weights toward p1-leaf2 still unequal after 60 s\n";
     std::this_thread::sleep_for(6s);  // pins in place, levels published and settled

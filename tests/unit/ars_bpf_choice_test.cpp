@@ -25,8 +25,7 @@ constexpr uint64_t k100Mbit = 12'500'000;  // bytes per second: the queue estima
 TEST_F(ArsBpf, PerPacketQualityAlternatesOneFlowOverEquallyFastIdleUplinks) {
     mode(AssignMode::PacketQuality);
     twoUplinks();
-    dp_->setPortRate(kUp1, k100Mbit);
-    dp_->setPortRate(kUp2, k100Mbit);
+    bothAt100Mbit();
     std::map<int, int> sent;
     for (int i = 0; i < 16; ++i) {  // one instant: nothing drains; bands equal (none written)
         ASSERT_EQ(send(flow_, 1 * kMs), TC_ACT_REDIRECT);
@@ -39,8 +38,7 @@ TEST_F(ArsBpf, PerPacketQualityAlternatesOneFlowOverEquallyFastIdleUplinks) {
 TEST_F(ArsBpf, GlobalPerPacketQualitySplitsByThePathBeyond) {
     mode(AssignMode::PacketQuality, /*global=*/true);
     twoUplinks(4, 1);  // pathqd: the path beyond up2 is a quarter as wide
-    dp_->setPortRate(kUp1, k100Mbit);
-    dp_->setPortRate(kUp2, k100Mbit);
+    bothAt100Mbit();
     std::map<int, int> sent;
     for (int i = 0; i < 50; ++i) {
         send(flow_, 1 * kMs);
@@ -58,8 +56,7 @@ TEST_F(ArsBpf, GlobalPerPacketQualitySplitsByThePathBeyond) {
 TEST_F(ArsBpf, NewFlowletsInOneBandGoToTheShorterQueueWhichDrainsAtThePortRate) {
     mode(AssignMode::FlowletQuality);
     twoUplinks();
-    dp_->setPortRate(kUp1, k100Mbit);
-    dp_->setPortRate(kUp2, k100Mbit);
+    bothAt100Mbit();
     ASSERT_EQ(send(flow_, 1 * kMs), TC_ACT_REDIRECT);
     const uint32_t slot = dp_->flows().front().slot;
     ASSERT_EQ(send(ipv4Udp("10.1.0.6", "10.2.0.7", 40001), 1 * kMs + 1 * kUs), TC_ACT_REDIRECT);
@@ -95,8 +92,7 @@ TEST_F(ArsBpf, FlowletIdleTimeCountsFromWhenItsLastPacketLeftThePort) {
 TEST_F(ArsBpf, TheSampledBacklogIsAFloorUnderTheQueueEstimate) {
     mode(AssignMode::FlowletQuality);
     twoUplinks();
-    dp_->setPortRate(kUp1, k100Mbit);
-    dp_->setPortRate(kUp2, k100Mbit);
+    bothAt100Mbit();
     dp_->setPortBacklog(kUp1, 125'000, 1 * kMs);  // 10 ms queued that the program never sent
     for (uint16_t port = 1000; port < 1008; ++port) {
         ASSERT_EQ(send(ipv4Udp("10.1.0.5", "10.2.0.7", port), 1 * kMs + 1 * kUs), TC_ACT_REDIRECT);
@@ -114,8 +110,7 @@ TEST_F(ArsBpf, TheSampledBacklogIsAFloorUnderTheQueueEstimate) {
 TEST_F(ArsBpf, AFlowletWaitsForTheSampledBacklogAheadOfItToLeave) {
     mode(AssignMode::FlowletQuality);  // idle 256 us
     twoUplinks();
-    dp_->setPortRate(kUp1, k100Mbit);
-    dp_->setPortRate(kUp2, k100Mbit);
+    bothAt100Mbit();
     dp_->setPortBand(kUp2, 2);
     send(flow_, 1 * kMs);
     ASSERT_EQ(egress(), kUp1);
@@ -133,8 +128,7 @@ TEST_F(ArsBpf, AFlowletWaitsForTheSampledBacklogAheadOfItToLeave) {
 TEST_F(ArsBpf, AGsoPacketIsCountedWithTheHeadersOfEverySegment) {
     mode(AssignMode::FlowletQuality);
     twoUplinks();
-    dp_->setPortRate(kUp1, k100Mbit);
-    dp_->setPortRate(kUp2, k100Mbit);
+    bothAt100Mbit();
     const auto gso = ipv4Udp("10.1.0.5", "10.2.0.7", 1000);
     const auto plain = ipv4Udp("10.1.0.5", "10.2.0.7", 1001);
     ASSERT_EQ(send(gso, 1 * kMs, kHostPort, 10), TC_ACT_REDIRECT);

@@ -111,6 +111,11 @@ class ArsBpf : public ::testing::Test {
         dp_->configure({m, idleUs, global});
     }
     // Two uplinks, 10.2.0.0/16 over both (FRR's onlink next hops).
+    // Both uplinks at 100 Mbit/s (bytes per second), the rate their queue estimate drains at.
+    void bothAt100Mbit() {
+        dp_->setPortRate(kUp1, 12'500'000);
+        dp_->setPortRate(kUp2, 12'500'000);
+    }
     void twoUplinks(uint32_t w1 = 1, uint32_t w2 = 1) {
         dp_->setRoute(prefix("10.2.0.0/16"),
                       {hop(kUp1, "169.254.0.1", w1), hop(kUp2, "169.254.0.1", w2)});
