@@ -5,6 +5,8 @@
 #pragma once
 
 #include <hiredis/hiredis.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -96,7 +98,9 @@ inline int loadMockTable(SyncRedis& r, const std::filesystem::path& file, int db
 // syncd's port poll for one port: every period it takes the counters (the bytes sent so
 // far at `bytesPerSec`, so the value is exact for the instant of the write) and writes
 // the whole row with one HSET, as FlexCounter does. The cadence follows `segments`
-// (duration, period). The rows carry no timestamp, as in SONiC.
+// (duration, period). The rows carry no timestamp, as in SONiC. The thread runs at a
+// real-time priority where it may (root), as a device's poll is not held up by the
+// host's load; the reader under test is not, as pathqd is not.
 class FlexCounterWriter {
   public:
     static constexpr double kPausePps = 2000;
@@ -134,10 +138,15 @@ class FlexCounterWriter {
         }
         return std::chrono::milliseconds(0);
     }
-    double maxLateMs() const { return maxLateMs_; }  // how late the writes were, worst
+    // How late the writes were visible, worst: from the poll's instant to the HSET's reply.
+    double maxLateMs() const { return maxLateMs_; }
+    bool realtime() const { return realtime_; }
 
   private:
     void run() {
+        sched_param rt{};
+        rt.sched_priority = 10;
+        realtime_ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0;
         SyncRedis r(socket_);
         r.select(2);
         auto next = start_;
@@ -146,9 +155,6 @@ class FlexCounterWriter {
             for (; next < end && !stop_; next += period + drift_) {
                 std::this_thread::sleep_until(next);
                 auto now = std::chrono::steady_clock::now();
-                maxLateMs_ =
-                    std::max(maxLateMs_.load(),
-                             std::chrono::duration<double, std::milli>(now - next).count());
                 auto bytes = static_cast<uint64_t>(
                     rate_ * std::chrono::duration<double>(now - start_).count());
                 // PFC pauses on the lossless priority at kPausePps, as the port's peer
@@ -160,6 +166,10 @@ class FlexCounterWriter {
                        std::to_string(bytes / 4096), "SAI_PORT_STAT_IF_OUT_DISCARDS", "0",
                        "SAI_PORT_STAT_IF_IN_OCTETS", std::to_string(bytes / 64),
                        "SAI_PORT_STAT_PFC_3_RX_PKTS", std::to_string(pauses)});
+                auto landed = std::chrono::steady_clock::now();
+                maxLateMs_ =
+                    std::max(maxLateMs_.load(),
+                             std::chrono::duration<double, std::milli>(landed - next).count());
             }
         }
         finished_ = true;
@@ -170,7 +180,7 @@ class FlexCounterWriter {
     std::chrono::microseconds drift_;
     std::chrono::steady_clock::time_point start_;
     std::thread thread_;
-    std::atomic<bool> stop_{false}, finished_{false};
+    std::atomic<bool> stop_{false}, finished_{false}, realtime_{false};
     std::atomic<double> maxLateMs_{0};
 };
 
