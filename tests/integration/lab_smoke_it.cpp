@@ -56,6 +56,22 @@ TEST_F(LabSmoke, RoutedUpReachFailALeafRestoreDown) {
         }
     }
     EXPECT_EQ(pingAllPlanes(name_, l.plan()), "") << "unreachable out of these ports";
+    // Every lab port keeps each flow on one CPU, as a NIC's RSS does (Fabric::link): both
+    // ends, in the namespaces the ports moved to.
+    for (const char* node : {"p1-leaf1", "p1-spine1", "srv1-nic1"}) {
+        std::istringstream devices(lab::inNodeRun(name_, node, {"ls", "/sys/class/net"}).out);
+        int ports = 0;
+        for (std::string dev; devices >> dev;) {
+            if (dev == "lo") continue;
+            ++ports;
+            auto mask = lab::inNodeRun(name_, node,
+                                       {"cat", "/sys/class/net/" + dev + "/queues/rx-0/rps_cpus"})
+                            .out;
+            EXPECT_NE(mask.find_first_not_of("0,\n"), std::string::npos)
+                << node << " " << dev << ": no RPS (" << mask << ")";
+        }
+        EXPECT_GE(ports, 2) << node;
+    }
 
     // p1-leaf1 carries rail 1 of plane 1: srv1-nic1 and srv2-nic1 hang off it.
     const std::vector<lab::FlowPair> pairs{
