@@ -250,7 +250,9 @@ void LbLab::mode(const Mode& m, uint32_t idleUs) const {
     std::this_thread::sleep_for(6s);  // pins in place, levels published and settled
 }
 
-// Whether p1-leaf1's route to the first receiver has one weight on every next hop.
+// Whether p1-leaf1's route to the first receiver has (nearly) one weight on every next hop,
+// within 10%: 24 against 25 stayed for minutes on an idle fabric (not traced), while what
+// this waits out is 7 against 30 after the degraded pattern.
 bool LbLab::equalWeights() const {
     auto out = lab::inNodeRun(kLab, "p1-leaf1",
                               {"ip", "-j", "route", "show", address_.at(receivers_.front())})
@@ -260,7 +262,7 @@ bool LbLab::equalWeights() const {
     std::set<int> weights;
     for (const auto& nh : routes.front().value("nexthops", json::array()))
         weights.insert(nh.value("weight", 1));
-    return weights.size() <= 1;
+    return weights.size() <= 1 || *weights.rbegin() * 10 <= *weights.begin() * 11;
 }
 
 }  // namespace twinrail::bench::lb

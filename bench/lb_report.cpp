@@ -1,6 +1,7 @@
 // The load-balancing benchmark's table and plots (lb_report.h).
 #include "lb_report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -28,6 +29,23 @@ std::string percent(const json& v) {
     std::ostringstream o;
     o << std::fixed << std::setprecision(p < 0.1 ? 3 : 2) << p << "%";
     return o.str();
+}
+
+// A share with the counts behind it, "0.012% (6 of 51173)": where a baseline counted
+// nothing, its ratios are undefined and the counts are the comparison.
+std::string counted(const json& share, double of) {
+    if (!share.is_number()) return "-";
+    return percent(share) + " (" + std::to_string(std::llround(share.get<double>() * of)) + " of " +
+           std::to_string(std::llround(of)) + ")";
+}
+
+std::string udpLate(const json& reorder) {
+    return counted(reorder["udp_late_share"], reorder.value("udp_received", 0.0));
+}
+
+std::string tcpReorder(const json& reorder) {
+    double segments = reorder.value("tcp_counters", json::object()).value("Tcp.OutSegs", 0.0);
+    return counted(reorder["tcp_reorder_events_per_segment"], segments);
 }
 
 json byMode(const json& list, const std::string& mode) {
@@ -88,40 +106,40 @@ void reorderPlot(const json& r, const std::string& base) {
     gnuplot(b + ".gp");
 }
 
+// Balance and reordering against the idle time (log scale), on two axes; the reordering
+// axis spans at least 0.1%, so that one late datagram in 50,000 does not fill it.
 void sweepPlot(const json& r, const std::string& base) {
     if (r["sweep"].empty()) return;
     std::string b = base + "_sweep";
     std::ofstream dat(b + ".dat");
-    dat << "# idle_x_half_rtt idle_us ideal_over_job tcp_ofo_percent udp_late_percent "
-           "load_max_over_mean\n";
+    dat << "# idle_x_half_rtt idle_us ideal_over_job tcp_reorder_events_percent "
+           "udp_late_percent load_max_over_mean\n";
     for (const auto& s : r["sweep"]) {
         dat << s["idle_x_half_rtt"].get<double>() << " " << s["idle_us"].get<int>() << " "
             << s["ratio_to_ideal"].get<double>() << " "
-            << s["reorder"]["tcp_ofo_per_segment"].get<double>() * 100 << " "
+            << s["reorder"]["tcp_reorder_events_per_segment"].get<double>() * 100 << " "
             << s["reorder"]["udp_late_share"].get<double>() * 100 << " "
             << s["median_load_max_over_mean"].get<double>() << "\n";
     }
     dat.close();
-    // Every mode of the same run, for scale: the per-flow modes sit near zero reordering.
-    std::ofstream modes(b + "_modes.dat");
-    modes << "# mode udp_late_percent ideal_over_job (permutation)\n";
-    for (const auto& m : r["permutation"]) {
-        modes << "\"" << m["mode"].get<std::string>() << "\" "
-              << m["reorder"]["udp_late_share"].get<double>() * 100 << " "
-              << m["ratio_to_ideal"].get<double>() << "\n";
-    }
-    modes.close();
+    const json single = byMode(r["permutation"], "single-path");
+    const double singleLate =
+        single.contains("reorder") ? single["reorder"]["udp_late_share"].get<double>() * 100 : 0;
     std::ofstream gp(b + ".gp");
     gp << "set terminal pngcairo size 1000,520\nset output '" << b << ".png'\n"
-       << "set grid\nset xlabel 'UDP probe: datagrams arriving after a later one (%)'\n"
-       << "set ylabel 'permutation: ideal / job time'\nset yrange [0:1.15]\nset xrange [-1:*]\n"
-       << "set key bottom right\n"
-       << "set title 'Balance against reordering: flowlet ARS idle times (us) and every mode, "
+       << "set grid\nset logscale x\nset xlabel 'flowlet idle time (us, log); half the idle "
+          "RTT is "
+       << fixed(r.value("ars_idle_us", json()), 0) << " us'\n"
+       << "set ylabel 'permutation: ideal / job time'\nset yrange [0:1.15]\n"
+       << "set y2label 'reordering (%)'\nset y2tics\nset y2range [0:0.1<*]\nset ytics nomirror\n"
+       << "set key center right\n"
+       << "set title 'ARS flowlet-quality (local): balance and reordering against idle time, "
           "permutation'\n"
-       << "plot '" << b << ".dat' using 5:3 with linespoints pt 7 title 'ARS flowlet-quality, "
-       << "idle sweep', '' using 5:3:(sprintf('%d', $2)) with labels offset 0,-1 notitle, '" << b
-       << "_modes.dat' using 2:3 with points pt 5 title 'modes (table)', '' using "
-       << "2:3:1 with labels offset 0,1 notitle\n";
+       << "plot '" << b << ".dat' using 2:3 with linespoints pt 7 lw 2 title 'ideal / job', "
+       << "'' using 2:5 axes x1y2 with linespoints pt 5 title 'UDP probe late (%)', "
+       << "'' using 2:4 axes x1y2 with linespoints pt 9 title 'TCP reordering events / segment "
+          "(%)', "
+       << singleLate << " axes x1y2 with lines dt 2 title 'single path: UDP late (%)'\n";
     gp.close();
     gnuplot(b + ".gp");
 }
@@ -143,14 +161,13 @@ void table(const json& r, const std::string& base) {
         md << "| " << mode << " | " << fixed(m["ratio_to_ideal"], 2) << " | "
            << fixed(a.value("ratio_to_ideal", json()), 2) << " | "
            << fixed(d.value("ratio_to_max_flow", json()), 2) << " | "
-           << fixed(m["median_load_max_over_mean"], 2) << " | "
-           << percent(m["reorder"]["udp_late_share"]) << " | " << fixed(ratio["udp_late_share"], 1)
-           << " | " << fixed(pinned.value("udp_late_share", json()), 1) << " | "
-           << percent(m["reorder"]["tcp_reorder_events_per_segment"]) << " | "
-           << fixed(ratio["tcp_reorder_events_per_segment"], 1) << " | "
+           << fixed(m["median_load_max_over_mean"], 2) << " | " << udpLate(m["reorder"]) << " | "
+           << fixed(ratio["udp_late_share"], 1) << " | "
+           << fixed(pinned.value("udp_late_share", json()), 1) << " | " << tcpReorder(m["reorder"])
+           << " | " << fixed(ratio["tcp_reorder_events_per_segment"], 1) << " | "
            << fixed(pinned.value("tcp_reorder_events_per_segment", json()), 1) << " | "
            << percent(m["reorder"]["tcp_ofo_per_segment"]) << " | "
-           << (haveD ? percent(d["reorder"]["udp_late_share"]) : "-") << " | "
+           << (haveD ? udpLate(d["reorder"]) : "-") << " | "
            << (haveD ? fixed(d["reorder_ratio_to_single_path"]["udp_late_share"], 1) : "-")
            << " |\n";
     }
@@ -164,11 +181,10 @@ void table(const json& r, const std::string& base) {
         md << "| " << fixed(s["idle_x_half_rtt"], 2) << " | " << s["idle_us"].get<int>()
            << (s["clamped"].get<bool>() ? " (clamped)" : "") << " | "
            << fixed(s["ratio_to_ideal"], 2) << " | " << fixed(s["median_load_max_over_mean"], 2)
-           << " | " << percent(s["reorder"]["udp_late_share"]) << " | "
+           << " | " << udpLate(s["reorder"]) << " | "
            << fixed(ratio.value("udp_late_share", json()), 1) << " | "
-           << fixed(pinned.value("udp_late_share", json()), 1) << " | "
-           << percent(s["reorder"]["tcp_reorder_events_per_segment"]) << " | "
-           << fixed(ratio.value("tcp_reorder_events_per_segment", json()), 1) << " | "
+           << fixed(pinned.value("udp_late_share", json()), 1) << " | " << tcpReorder(s["reorder"])
+           << " | " << fixed(ratio.value("tcp_reorder_events_per_segment", json()), 1) << " | "
            << fixed(pinned.value("tcp_reorder_events_per_segment", json()), 1) << " | "
            << percent(s["reorder"]["tcp_ofo_per_segment"]) << " |\n";
     }

@@ -1,10 +1,14 @@
 set terminal pngcairo size 1000,520
 set output 'bench/results/lb_sweep.png'
 set grid
-set xlabel 'UDP probe: datagrams arriving after a later one (%)'
+set logscale x
+set xlabel 'flowlet idle time (us, log); half the idle RTT is 63 us'
 set ylabel 'permutation: ideal / job time'
 set yrange [0:1.15]
-set xrange [-1:*]
-set key bottom right
-set title 'Balance against reordering: flowlet ARS idle times (us) and every mode, permutation'
-plot 'bench/results/lb_sweep.dat' using 5:3 with linespoints pt 7 title 'ARS flowlet-quality, idle sweep', '' using 5:3:(sprintf('%d', $2)) with labels offset 0,-1 notitle, 'bench/results/lb_sweep_modes.dat' using 2:3 with points pt 5 title 'modes (table)', '' using 2:3:1 with labels offset 0,1 notitle
+set y2label 'reordering (%)'
+set y2tics
+set y2range [0:0.1<*]
+set ytics nomirror
+set key center right
+set title 'ARS flowlet-quality (local): balance and reordering against idle time, permutation'
+plot 'bench/results/lb_sweep.dat' using 2:3 with linespoints pt 7 lw 2 title 'ideal / job', '' using 2:5 axes x1y2 with linespoints pt 5 title 'UDP probe late (%)', '' using 2:4 axes x1y2 with linespoints pt 9 title 'TCP reordering events / segment (%)', 0 axes x1y2 with lines dt 2 title 'single path: UDP late (%)'
