@@ -94,6 +94,31 @@ TEST(QualityFilter, HoldTimesBoundTheChangeRate) {
     EXPECT_EQ(f.published(), 16);
 }
 
+TEST(QualityFilter, ALinkBackAtItsCapacityLevelIsRaisedFromOneLevelBelow) {
+    // Congestion takes a link one level down (a raw 1.2 below, confirmed); then it is idle
+    // again and its raw level is exactly its capacity's. The EWMA only approaches that,
+    // one level from the published one: at the band's edge, which must count as outside.
+    Filter f(labParams());  // minHold 1 s, raiseHold 5 s, 3 samples, hysteresis 0.5
+    auto t = Clock::time_point{} + 1h;
+    f.update(16, true, t);
+    auto at = t;
+    for (int i = 0; i < 100 && f.published() == 16; ++i) f.update(14.8, true, at += 100ms);
+    ASSERT_EQ(f.published(), 15);
+    const auto dropped = at;
+    for (int i = 0; i < 600 && f.published() == 15; ++i) f.update(16, true, at += 100ms);
+    EXPECT_EQ(f.published(), 16) << "stuck one level below a steady raw level";
+    // When: once the EWMA is within a thousandth of a level (2 s x ln(1200) = 14 s), past
+    // raiseHold. Not before the band's edge either: a raw 0.99 level away stays.
+    EXPECT_LT(at - dropped, 20s);
+    EXPECT_GT(at - dropped, 10s);
+    Filter g(labParams());
+    g.update(16, true, t);
+    at = t;
+    for (int i = 0; i < 100 && g.published() == 16; ++i) g.update(14.8, true, at += 100ms);
+    for (int i = 0; i < 600; ++i) EXPECT_FALSE(g.update(15.99, true, at += 100ms));
+    EXPECT_EQ(g.published(), 15);
+}
+
 TEST(QualityFilter, LargeDropPassesTheHoldSmallStepsAndRaisesDoNot) {
     Filter f(labParams());  // minHold 1 s, raiseHold 5 s, 3 samples, fastDrop 0.3
     auto t = Clock::time_point{} + 1h;

@@ -89,7 +89,14 @@ bool Filter::update(double rawLevel, bool up, Clock::time_point now) {
         lastChange_ = now;
         return true;
     }
-    bool outside = std::abs(smoothed_ - published_) > 0.5 + p_.hysteresis;
+    // The band's edge counts as outside (to a thousandth of a level): the EWMA only
+    // approaches a steady value, so a raw level exactly at the edge, one level away with
+    // the default hysteresis, would never be reached. An uncongested link's raw level is
+    // its capacity's, a whole level whenever that is a multiple of the reference's step
+    // (the top level, or half of it): once congestion took it one level down, it stayed
+    // there for good (lb_bench: weights 24 against 25 on an idle fabric, for minutes).
+    constexpr double kEdge = 1e-3;
+    bool outside = std::abs(smoothed_ - published_) > 0.5 + p_.hysteresis - kEdge;
     outOfBand_ = outside ? outOfBand_ + 1 : 0;
     if (outOfBand_ < std::max(1, p_.confirmSamples)) return false;
 
