@@ -251,8 +251,9 @@ void LbLab::mode(const Mode& m, uint32_t idleUs) const {
 }
 
 // Whether p1-leaf1's route to the first receiver has (nearly) one weight on every next hop,
-// within 10%: 24 against 25 stayed for minutes on an idle fabric (not traced), while what
-// this waits out is 7 against 30 after the degraded pattern.
+// within 10%: 24 against 25 stayed for minutes on an idle fabric (likely a level stuck one
+// below the top, since fixed in the quality filter), while what this waits out is 7
+// against 30 after the degraded pattern.
 bool LbLab::equalWeights() const {
     auto out = lab::inNodeRun(kLab, "p1-leaf1",
                               {"ip", "-j", "route", "show", address_.at(receivers_.front())})

@@ -94,7 +94,7 @@ bool Filter::update(double rawLevel, bool up, Clock::time_point now) {
     // the default hysteresis, would never be reached. An uncongested link's raw level is
     // its capacity's, a whole level whenever that is a multiple of the reference's step
     // (the top level, or half of it): once congestion took it one level down, it stayed
-    // there for good (lb_bench: weights 24 against 25 on an idle fabric, for minutes).
+    // there for good (likely the 24 against 25 lb_bench saw on an idle fabric for minutes).
     constexpr double kEdge = 1e-3;
     bool outside = std::abs(smoothed_ - published_) > 0.5 + p_.hysteresis - kEdge;
     outOfBand_ = outside ? outOfBand_ + 1 : 0;
