@@ -20,8 +20,6 @@ using namespace twinrail::ars::test;
 
 namespace {
 
-constexpr uint64_t k100Mbit = 12'500'000;  // bytes per second: the queue estimate drains at it
-
 TEST_F(ArsBpf, PerPacketQualityAlternatesOneFlowOverEquallyFastIdleUplinks) {
     mode(AssignMode::PacketQuality);
     twoUplinks();

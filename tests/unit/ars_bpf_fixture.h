@@ -22,6 +22,7 @@ inline constexpr int kHostPort = 10;  // where test packets arrive
 inline constexpr int kUp1 = 101, kUp2 = 102, kUp3 = 103, kUp4 = 104;
 inline constexpr uint64_t kMs = 1'000'000;
 inline constexpr uint64_t kUs = 1'000;
+inline constexpr uint64_t k100Mbit = 12'500'000;  // bytes per second: 100 Mbit/s
 
 inline uint16_t ipChecksum(const uint8_t* p, size_t n) {
     uint32_t acc = 0;
@@ -110,12 +111,12 @@ class ArsBpf : public ::testing::Test {
     void mode(AssignMode m, bool global = false, uint32_t idleUs = 256) {
         dp_->configure({m, idleUs, global});
     }
-    // Two uplinks, 10.2.0.0/16 over both (FRR's onlink next hops).
-    // Both uplinks at 100 Mbit/s (bytes per second), the rate their queue estimate drains at.
+    // Both uplinks at 100 Mbit/s, the rate their queue estimate drains at.
     void bothAt100Mbit() {
-        dp_->setPortRate(kUp1, 12'500'000);
-        dp_->setPortRate(kUp2, 12'500'000);
+        dp_->setPortRate(kUp1, k100Mbit);
+        dp_->setPortRate(kUp2, k100Mbit);
     }
+    // Two uplinks, 10.2.0.0/16 over both (FRR's onlink next hops).
     void twoUplinks(uint32_t w1 = 1, uint32_t w2 = 1) {
         dp_->setRoute(prefix("10.2.0.0/16"),
                       {hop(kUp1, "169.254.0.1", w1), hop(kUp2, "169.254.0.1", w2)});
