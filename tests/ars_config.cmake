@@ -11,8 +11,8 @@ target_link_libraries(ars_quality_test PRIVATE twinrail_ars GTest::gtest_main)
 gtest_discover_tests(ars_quality_test PROPERTIES LABELS unit)
 
 # The planner's config_db for every --lb mode (Linux and SONiC targets), parsed back by
-# libs/ars, and the SONiC overlays through SONiC's models plus proto/sonic-ars.yang and
-# proto/sonic-global-ars.yang (skipped without SONiC's models next to the checkout).
+# libs/ars, and the SONiC overlays through SONiC's models plus proto/linux/twinrail-ars.yang and
+# proto/linux/twinrail-global-ars.yang (skipped without SONiC's models next to the checkout).
 add_executable(plan_ars_test unit/plan_ars_test.cpp)
 target_link_libraries(plan_ars_test PRIVATE twinrail_ars twinrail_plan twinrail_plan_files
                       twinrail_sonic GTest::gtest_main)

@@ -11,15 +11,18 @@ target_compile_definitions(plan_sonic_tests PRIVATE
   TWINRAIL_PLAN_BIN="$<TARGET_FILE:twinrail-plan>"
   TWINRAIL_PLAN_HWSKU="${CMAKE_SOURCE_DIR}/libs/plan/hwsku"
   TWINRAIL_PLAN_SONIC_FIXTURES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures/plan-sonic"
-  TWINRAIL_SONIC_SHARED_HWSKU="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-yang/hwsku")
+  TWINRAIL_SONIC_SHARED_HWSKU="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-yang/hwsku"
+  TWINRAIL_SONIC_RELEASES="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-releases")
 gtest_discover_tests(plan_sonic_tests PROPERTIES LABELS unit)
-# Every seed overlay on its HWSKU's base through the YANG check (SONiC's models from the
-# shared fixtures, twinrail's from proto/).
-add_executable(plan_sonic_yang_test unit/plan_sonic_yang_test.cpp)
-target_link_libraries(plan_sonic_yang_test PRIVATE twinrail_plan twinrail_plan_files twinrail_sonic
+# Per-release conformance: the release table and every seed overlay judged by each release's
+# own files (../shared/fixtures/sonic-releases; the readers also on tests/fixtures).
+add_executable(sonic_release_tests unit/sonic_release_test.cpp)
+target_link_libraries(sonic_release_tests PRIVATE twinrail_plan twinrail_plan_files twinrail_sonic
                       GTest::gtest_main)
-target_compile_definitions(plan_sonic_yang_test PRIVATE
+target_compile_definitions(sonic_release_tests PRIVATE
   TWINRAIL_PLAN_HWSKU="${CMAKE_SOURCE_DIR}/libs/plan/hwsku"
   TWINRAIL_PROTO_DIR="${CMAKE_SOURCE_DIR}/proto"
-  TWINRAIL_SONIC_YANG_SHARED="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-yang/yang-models")
-gtest_discover_tests(plan_sonic_yang_test PROPERTIES LABELS unit)
+  TWINRAIL_MANIFEST_IN="${CMAKE_SOURCE_DIR}/packaging/sonic/manifest.in.json"
+  TWINRAIL_OWN_RELEASES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures/sonic-releases-own"
+  TWINRAIL_SONIC_RELEASES="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-releases")
+gtest_discover_tests(sonic_release_tests PROPERTIES LABELS unit)

@@ -89,9 +89,14 @@ void weightAuditSource(FieldReader& r, Config& cfg) {
             r.fail("weight_audit_source", "\"" + *s + "\" is not kernel or sonic");
         }
     }
-    r.integer("sonic_release", cfg.sonicRelease, 201811, 209912);
-    if (!r.error && (cfg.sonicRelease % 100 < 1 || cfg.sonicRelease % 100 > 12))
-        r.fail("sonic_release", std::to_string(cfg.sonicRelease) + " is not a YYYYMM month");
+    // "master": SONiC's development branch, newer than every YYYYMM release.
+    if (r.text("sonic_release") == "master") {
+        cfg.sonicRelease = kSonicMasterRelease;
+    } else {
+        r.integer("sonic_release", cfg.sonicRelease, 201811, 209912);
+        if (!r.error && (cfg.sonicRelease % 100 < 1 || cfg.sonicRelease % 100 > 12))
+            r.fail("sonic_release", std::to_string(cfg.sonicRelease) + " is not a YYYYMM month");
+    }
     if (!r.error && cfg.weightAuditRepair && cfg.weightAuditSource == WeightAuditSource::Sonic) {
         r.fail("weight_audit_repair",
                "cannot be true with weight_audit_source sonic: the ASIC forwards by APPL_DB and "

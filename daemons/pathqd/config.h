@@ -50,6 +50,9 @@ enum class WeightAuditSource { Kernel, Sonic };
 // be forged from another switch; an INT sink elsewhere must be listed.
 std::vector<IpPrefix> defaultIntSources();
 
+// sonic_release "master" (SONiC's development branch): after every YYYYMM release.
+inline constexpr int kSonicMasterRelease = 999912;
+
 struct Config {
     std::chrono::milliseconds sampleInterval{100};
     quality::Params model;
@@ -73,7 +76,8 @@ struct Config {
     std::chrono::seconds weightAuditInterval{30};
     bool weightAuditRepair = false;  // delete diverged routes for zebra (CAP_NET_ADMIN)
     WeightAuditSource weightAuditSource = WeightAuditSource::Kernel;
-    int sonicRelease = 202505;  // YYYYMM: the FRR-to-APPL_DB weight rule (sonic_weight_rules.h)
+    // YYYYMM, or kSonicMasterRelease: the FRR-to-APPL_DB weight rule (sonic_weight_rules.h)
+    int sonicRelease = 202505;
     // BGP_PEER_STATE_TABLE refresh, in whole seconds from the config; 0 = off.
     std::chrono::milliseconds bgpPeersInterval{10000};
     std::map<std::string, PortConfig> ports;

@@ -50,7 +50,7 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
                        software ARS path (arsd): flowlets on local port quality, the
                        same with the path beyond each next hop (GLOBAL_ARS), or
                        per-packet random spray; config in SONiC's ARS tables.
-      [--nos linux|sonic] [--sonic-release YYYYMM] [--hwsku DIR]
+      [--nos linux|sonic] [--sonic-release R] [--hwsku DIR]
                        the switches' layout: Linux (the default: swp ports, frr.conf,
                        config_db.json) or SONiC's, built from the planner's SONiC
                        target: EthernetN ports from the HWSKU (--hwsku, else
@@ -111,17 +111,11 @@ struct Options {
     lab::LabBinaries bins;
 };
 
-// --sonic-release: YYYYMM of a SONiC release (2018 on: SONiC's release names).
-int parseRelease(const std::string& v) {
-    if (v.size() != 6 || v.find_first_not_of("0123456789") != std::string::npos)
-        throw twinrail::UsageError{"--sonic-release: YYYYMM, e.g. 202405"};
-    const int n = std::stoi(v);
-    const int month = n % 100;
-    if (n / 100 < 2018 || month < 1 || month > 12) {
-        throw twinrail::UsageError{"--sonic-release " + v +
-                                   ": not a SONiC release (YYYYMM, 2018 on)"};
-    }
-    return n;
+// --sonic-release: one of the releases twinrail supports (sonic_release.h).
+twinrail::plan::SonicRelease parseRelease(const std::string& v) {
+    if (auto why = twinrail::plan::sonicReleaseRefusal(v))
+        throw twinrail::UsageError{"--sonic-release: " + *why};
+    return *twinrail::plan::parseSonicRelease(v);
 }
 
 using twinrail::ConfigFileError;

@@ -10,8 +10,8 @@ add_dependencies(sonic_lab_it hostrouted pathqd twinrail-lab twinrail)
 gtest_discover_tests(sonic_lab_it PROPERTIES LABELS integration TIMEOUT 240 DISCOVERY_TIMEOUT 30)
 
 add_executable(sonic_layout_tests ${CMAKE_SOURCE_DIR}/lab/lib/test/sonic_layout_test.cpp)
-target_link_libraries(sonic_layout_tests PRIVATE twinrail_lab nlohmann_json::nlohmann_json
-                      GTest::gtest_main)
+target_link_libraries(sonic_layout_tests PRIVATE twinrail_lab twinrail_plan_files
+                      nlohmann_json::nlohmann_json GTest::gtest_main)
 target_compile_definitions(sonic_layout_tests PRIVATE
   TWINRAIL_LAB_HWSKU_DIR="${CMAKE_SOURCE_DIR}/lab/hwsku")
 gtest_discover_tests(sonic_layout_tests PROPERTIES LABELS unit)

@@ -59,14 +59,18 @@ fs::path scratchDir(const std::string& name) {
 TEST(PlanSonicCli, WritesTheSonicFilesAndRefusesBadInput) {
     const fs::path dir = scratchDir("cli");
     const std::string base = "--gpus 256 --model CX732Q-N";
-    auto ok = runPlan(
-        base + " --nos sonic --patch --sonic-release 202405 --out " + (dir / "s").string(), dir);
+    auto ok = runPlan(base + " --attach routed --nos sonic --sonic-release 202405 --out " +
+                          (dir / "s").string(),
+                      dir);
     ASSERT_EQ(ok.rc, 0) << ok.err;
     const fs::path leaf = dir / "s/configs/p1-leaf1";
     EXPECT_FALSE(fs::exists(leaf / "config_db.json"));
     auto overlay = json::parse(slurp(leaf / "config_db.overlay.json"));
     EXPECT_EQ(overlay["HOSTROUTED"]["global"]["advertise"], "network-table");
-    EXPECT_TRUE(json::parse(slurp(leaf / "config_db.patch.json")).is_array());
+    EXPECT_FALSE(overlay.contains("BREAKOUT_CFG"));  // DPB's own, before the overlay
+    EXPECT_EQ(json::parse(slurp(leaf / "breakouts.json"))["Ethernet0"]["brkout_mode"],
+              "2x200G[100G]");
+    EXPECT_FALSE(fs::exists(leaf / "config_db.patch.json"));
     EXPECT_NE(slurp(leaf / "frr.conf").find("neighbor Ethernet128 interface peer-group FABRIC"),
               std::string::npos);
     // --nos linux is the default, byte for byte.
@@ -92,13 +96,15 @@ TEST(PlanSonicCli, WritesTheSonicFilesAndRefusesBadInput) {
     auto nos = runPlan(base + " --nos junos --out " + (dir / "x").string(), dir);
     EXPECT_EQ(nos.rc, 64);
     EXPECT_NE(nos.err.find("--nos: linux or sonic"), std::string::npos) << nos.err;
-    // EVPN-MH: from the release whose models have EVPN_ETHERNET_SEGMENT on.
+    // EVPN-MH: on the release whose models have EVPN_ETHERNET_SEGMENT (master) only.
     auto mh = runPlan(base + " --attach evpn-mh --nos sonic --out " + (dir / "x").string(), dir);
     EXPECT_EQ(mh.rc, 65);
-    EXPECT_NE(mh.err.find("evpn-mh on SONiC needs --sonic-release 202611"), std::string::npos)
+    EXPECT_NE(mh.err.find("--attach evpn-mh on SONiC 202505: EVPN_ETHERNET_SEGMENT has a YANG "
+                          "model (sonic-evpn.yang) only on master"),
+              std::string::npos)
         << mh.err;
     EXPECT_FALSE(fs::exists(dir / "x"));
-    auto mhOk = runPlan(base + " --attach evpn-mh --nos sonic --sonic-release 202611 --out " +
+    auto mhOk = runPlan(base + " --attach evpn-mh --nos sonic --sonic-release master --out " +
                             (dir / "mh").string(),
                         dir);
     EXPECT_EQ(mhOk.rc, 0) << mhOk.err;
@@ -111,6 +117,37 @@ TEST(PlanSonicCli, WritesTheSonicFilesAndRefusesBadInput) {
               std::string::npos)
         << small.err;
     EXPECT_EQ(runPlan(base + " --patch --out " + (dir / "x").string(), dir).rc, 64);
+    // A release twinrail is not checked against, and a feature the release lacks: both by
+    // name, exit 65, nothing written.
+    for (const std::string release : {"202511", "201811", "202611", "x"}) {
+        auto r = runPlan(base + " --nos sonic --sonic-release " + release + " --out " +
+                             (dir / "x").string(),
+                         dir);
+        EXPECT_EQ(r.rc, 65) << release;
+        EXPECT_NE(r.err.find("is not one twinrail is checked against (202405, 202411, 202505, "
+                             "202605, master)"),
+                  std::string::npos)
+            << r.err;
+    }
+    for (const std::string lb : {"ars", "ars-global"}) {
+        auto r = runPlan(base + " --lb " + lb + " --nos sonic --sonic-release master --out " +
+                             (dir / "x").string(),
+                         dir);
+        EXPECT_EQ(r.rc, 65) << lb;
+        EXPECT_NE(r.err.find("--lb " + lb + " on SONiC master: this release has no YANG model "
+                                            "for ARS_PROFILE"),
+                  std::string::npos)
+            << r.err;
+    }
+    auto oldBond = runPlan(base + " --nos sonic --sonic-release 202411 --out " +
+                               (dir / "x").string(),
+                           dir);
+    EXPECT_EQ(oldBond.rc, 65);
+    EXPECT_NE(oldBond.err.find("--attach bond on SONiC 202411: a bonded NIC sends to one gateway "
+                               "MAC"),
+              std::string::npos)
+        << oldBond.err;
+    EXPECT_FALSE(fs::exists(dir / "x"));
     // --from a plan file: the same SONiC files.
     auto from = runPlan("--from " + (dir / "s/plan.json").string() +
                             " --nos sonic --sonic-release 202405 --out " + (dir / "f").string(),

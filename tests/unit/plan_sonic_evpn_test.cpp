@@ -18,7 +18,7 @@ using twinrail::plansonic_test::catalogSku;
 namespace {
 
 plan::SonicSwitchConfig leaf(const plan::Plan& p, const std::string& name, const plan::Sku& sku) {
-    auto c = plan::sonicSwitchConfig(p, *p.findSwitch(name), sku, {plan::kSonicEvpnMhRelease});
+    auto c = plan::sonicSwitchConfig(p, *p.findSwitch(name), sku, {plan::SonicRelease::Master});
     if (auto* why = std::get_if<std::string>(&c)) {
         ADD_FAILURE() << name << ": " << *why;
         return {};
@@ -79,12 +79,16 @@ TEST(PlanSonicEvpn, ThePairAgreesOnEverySegment) {
             EXPECT_TRUE(a["VLAN_MEMBER"].contains(vlan + "|" + bind["port"].get<std::string>()))
                 << address;
         }
+        EXPECT_EQ(a["SAG"]["GLOBAL"]["gateway_mac"], p.request.gatewayMac);
+        EXPECT_EQ(b["SAG"]["GLOBAL"]["gateway_mac"], p.request.gatewayMac);
         for (const auto& [vlan, row] : a["VLAN"].items()) {
             const std::string id = row["vlanid"];
             const std::string vni = std::to_string(10000 + std::stoi(id) - plan::kSonicVlanBase);
             EXPECT_EQ(a["VXLAN_TUNNEL_MAP"]["vtep|map_" + vni + "_" + vlan]["vni"], vni);
-            EXPECT_EQ(a["VLAN_INTERFACE"][vlan]["mac_addr"], p.request.gatewayMac);
-            EXPECT_EQ(b["VLAN_INTERFACE"][vlan]["mac_addr"], p.request.gatewayMac);
+            // SAG (master has it): the one gateway MAC, and intfmgrd's FDB entry for it.
+            EXPECT_EQ(a["VLAN_INTERFACE"][vlan]["static_anycast_gateway"], "true");
+            EXPECT_EQ(b["VLAN_INTERFACE"][vlan]["static_anycast_gateway"], "true");
+            EXPECT_FALSE(a["VLAN_INTERFACE"][vlan].contains("mac_addr"));
             EXPECT_FALSE(a["VLAN_INTERFACE"][vlan].contains("proxy_arp"));
             // Route targets set by hand, the same on both (their ASNs differ).
             const std::string rt =
@@ -107,15 +111,21 @@ TEST(PlanSonicEvpn, RefusedWhereSonicCannotTakeIt) {
     const plan::Sku sku = catalogSku("CX864E-N");
     auto p = build("CX864E-N", 512, plan::Attach::EvpnMh);
     const auto& sw = *p.findSwitch("p1-leaf1");
-    auto old = plan::sonicSwitchConfig(p, sw, sku, {plan::kSonicEvpnMhRelease - 100});
-    ASSERT_TRUE(std::holds_alternative<std::string>(old));
-    EXPECT_TRUE(has(std::get<std::string>(old), "needs --sonic-release 202611 or later"))
-        << std::get<std::string>(old);
+    for (auto release : plan::sonicReleases()) {
+        if (release == plan::SonicRelease::Master) continue;
+        auto old = plan::sonicSwitchConfig(p, sw, sku, {release});
+        ASSERT_TRUE(std::holds_alternative<std::string>(old));
+        EXPECT_TRUE(has(std::get<std::string>(old),
+                        "--attach evpn-mh on SONiC " + plan::sonicReleaseName(release) +
+                            ": EVPN_ETHERNET_SEGMENT has a YANG model (sonic-evpn.yang) only on "
+                            "master"))
+            << std::get<std::string>(old);
+    }
     // A SKU whose every cage the plan uses has no port for the AUX link.
     plan::Sku full = sku;
     std::erase_if(full.ports, [](const plan::SkuPort& port) { return port.speedMbps < 100000; });
     for (const auto& name : {"Ethernet512", "Ethernet513"}) full.defaultModes.erase(name);
-    auto none = plan::sonicSwitchConfig(p, sw, full, {plan::kSonicEvpnMhRelease});
+    auto none = plan::sonicSwitchConfig(p, sw, full, {plan::SonicRelease::Master});
     ASSERT_TRUE(std::holds_alternative<std::string>(none));
     EXPECT_TRUE(has(std::get<std::string>(none),
                     "p1-leaf1: HWSKU CX864E-N has no front-panel "
@@ -123,7 +133,7 @@ TEST(PlanSonicEvpn, RefusedWhereSonicCannotTakeIt) {
         << std::get<std::string>(none);
     // Spines are as with every other attachment.
     const auto* spine = p.findSwitch("p1-spine1");
-    auto c = plan::sonicSwitchConfig(p, *spine, sku, {plan::kSonicEvpnMhRelease});
+    auto c = plan::sonicSwitchConfig(p, *spine, sku, {plan::SonicRelease::Master});
     ASSERT_TRUE(std::holds_alternative<plan::SonicSwitchConfig>(c));
     EXPECT_FALSE(std::get<plan::SonicSwitchConfig>(c).overlay.contains("VXLAN_TUNNEL"));
 }

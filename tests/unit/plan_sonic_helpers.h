@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <variant>
@@ -29,6 +32,38 @@ inline plan::Sku sku(const std::filesystem::path& dir) {
         return {};
     }
     return std::get<plan::Sku>(s);
+}
+
+// ../shared is beside the checkout on a developer's machine and in CI. Missing under CI
+// (CI=true) is a failure; elsewhere the test says so and returns (the tree's own fixtures
+// test the same code).
+inline void sharedMissing(const std::string& what) {
+    const char* ci = std::getenv("CI");
+    if (ci != nullptr && std::string(ci) == "true") {
+        ADD_FAILURE() << "CI=true and the shared fixtures are missing: " << what;
+    } else {
+        GTEST_SKIP() << "shared fixtures missing (not CI): " << what;
+    }
+}
+
+// A HWSKU directory as a switch has it, put together in a fresh temp folder from SONiC's
+// files: port_config.ini and hwsku.json of `skuDir`, the SKU's pg_profile_lookup.ini and the
+// platform's platform.json from `platformDir` (the platform.json is placed in the
+// SKU directory's parent, as on a switch). Returns the SKU directory.
+inline std::filesystem::path assembleSku(const std::string& tag,
+                                         const std::filesystem::path& skuDir,
+                                         const std::filesystem::path& platformDir) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/twinrail-sku-XXXXXX";
+    const fs::path root = ::mkdtemp(tmpl) != nullptr ? fs::path(tmpl) : fs::path("/tmp/x");
+    const fs::path sku = root / tag / skuDir.filename();
+    fs::create_directories(sku);
+    for (const char* f : {"port_config.ini", "hwsku.json"})
+        if (fs::exists(skuDir / f)) fs::copy_file(skuDir / f, sku / f);
+    fs::copy_file(platformDir / "platform.json", sku.parent_path() / "platform.json");
+    const fs::path lookup = platformDir / skuDir.filename() / "pg_profile_lookup.ini";
+    if (fs::exists(lookup)) fs::copy_file(lookup, sku / "pg_profile_lookup.ini");
+    return sku;
 }
 
 inline plan::Sku catalogSku(const std::string& model) {

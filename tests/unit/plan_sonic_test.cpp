@@ -31,6 +31,7 @@ namespace {
 
 const fs::path kOwn = TWINRAIL_PLAN_SONIC_FIXTURES;
 const fs::path kShared = TWINRAIL_SONIC_SHARED_HWSKU;
+const fs::path kReleases = TWINRAIL_SONIC_RELEASES;
 
 const plan::Switch& first(const plan::Plan& p, bool spine) {
     for (const auto& sw : p.switches)
@@ -45,8 +46,8 @@ plan::PortMap mapped(const plan::Sku& s, const plan::Switch& sw) {
 }
 
 plan::SonicSwitchConfig sonic(const plan::Plan& p, const plan::Switch& sw, const plan::Sku& s,
-                              int release = plan::kSonicDefaultRelease) {
-    auto c = plan::sonicSwitchConfig(p, sw, s, {release});
+                              plan::SonicRelease release = plan::kSonicDefaultRelease) {
+    auto c = plan::sonicSwitchConfig(p, sw, s, {release, plan::SonicBufferModel::Traditional});
     if (auto* why = std::get_if<std::string>(&c)) ADD_FAILURE() << *why;
     return std::get<plan::SonicSwitchConfig>(c);
 }
@@ -191,14 +192,16 @@ TEST(PlanSonicPorts, CatalogModelsMapWithBreakouts) {
     EXPECT_EQ(leaf.names.at("swp1s3"), "Ethernet6");
     EXPECT_EQ(leaf.names.at("swp2s1"), "Ethernet10");
     EXPECT_EQ(leaf.names.at("swp33s1"), "Ethernet260");
-    EXPECT_EQ(leaf.breakouts.at("Ethernet0").text, "4x200G");
-    EXPECT_EQ(leaf.breakouts.at("Ethernet256").text, "2x400G");
+    // platform.json's own keys, as DPB takes them.
+    EXPECT_EQ(leaf.breakouts.at("Ethernet0").mode.text, "4x200G[100G]");
+    EXPECT_EQ(leaf.breakouts.at("Ethernet256").mode.text, "2x400G[200G]");
+    EXPECT_EQ(leaf.breakouts.at("Ethernet256").speedGbps, 400);
     EXPECT_EQ(leaf.breakouts.size(), 64U);
     auto small = build("CX732Q-N", 1024);
     auto s732 = sku(kCatalog / "CX732Q-N");
     auto leaf732 = mapped(s732, first(small, false));
     EXPECT_EQ(leaf732.names.at("swp1s1"), "Ethernet4");
-    EXPECT_EQ(leaf732.breakouts.at("Ethernet0").text, "2x200G");
+    EXPECT_EQ(leaf732.breakouts.at("Ethernet0").mode.text, "2x200G[100G]");
     auto spine732 = mapped(s732, first(small, true));
     EXPECT_EQ(spine732.names.at("swp2"), "Ethernet8");  // 1x400G: no breakout needed
     EXPECT_TRUE(spine732.breakouts.empty());
@@ -233,10 +236,10 @@ TEST(PlanSonicPorts, OwnFixtureUsesExistingSplitsAndDerivesTheRest) {
     EXPECT_EQ(pm.names.at("swp4"), "Ethernet24");
     EXPECT_EQ(pm.names.at("swp2s1"), "Ethernet12");
     EXPECT_EQ(pm.breakouts.count("Ethernet16"), 0U);  // already 4x200G
-    EXPECT_EQ(pm.breakouts.at("Ethernet24").text, "1x800G");
+    EXPECT_EQ(pm.breakouts.at("Ethernet24").mode.text, "1x800G[400G]");
     auto cages = plan::physicalPorts(s);
     auto split = std::get<std::vector<plan::SkuPort>>(plan::breakoutPorts(
-        cages[0], std::get<plan::BreakoutMode>(plan::parseBreakoutMode("4x200G"))));
+        cages[0], {std::get<plan::BreakoutMode>(plan::parseBreakoutMode("4x200G")), 200}));
     EXPECT_EQ(split[1].lanes, (std::vector<int>{43, 44}));
     EXPECT_EQ(split[1].alias, "fp1b");
     EXPECT_EQ(split[3].name, "Ethernet6");
@@ -248,25 +251,33 @@ TEST(PlanSonicPorts, OwnFixtureUsesExistingSplitsAndDerivesTheRest) {
 }
 
 TEST(PlanSonicPorts, SharedSkus) {
-    if (!fs::exists(kShared)) GTEST_SKIP() << kShared << " absent";
+    if (!fs::exists(kShared) || !fs::exists(kReleases)) {
+        twinrail::plansonic_test::sharedMissing(kShared.string() + ", " + kReleases.string());
+        return;
+    }
     auto big = build("CX864E-N", 2048);
     const auto& leaf = first(big, false);
-    // Arista's SKU ships every cage 4x200G (index from 1): hosts as is, uplinks re-split.
-    auto arista = mapped(sku(kShared / "Arista-7060X6-64PE-256x200G"), leaf);
-    EXPECT_EQ(arista.names.at("swp1s2"), "Ethernet4");
-    EXPECT_EQ(arista.names.at("swp2s0"), "Ethernet8");
-    EXPECT_EQ(arista.breakouts.count("Ethernet0"), 0U);
-    EXPECT_EQ(arista.breakouts.at("Ethernet256").text, "2x400G");
-    EXPECT_EQ(arista.names.at("swp33s1"), "Ethernet260");
-    // Marvell's ships 1x800G (index from 0): every cage split.
-    auto marvell = mapped(sku(kShared / "dbmvtx9180_64osfp_64x800G"), leaf);
-    EXPECT_EQ(marvell.names.at("swp1s1"), "Ethernet2");
-    EXPECT_EQ(marvell.names.at("swp64s1"), "Ethernet508");
-    EXPECT_EQ(marvell.breakouts.at("Ethernet0").text, "4x200G");
-    auto base =
-        plan::sonicBaseConfigDb(sku(kShared / "dbmvtx9180_64osfp_64x800G"), marvell.breakouts);
+    // Arista's SKU ships every cage 4x200G (index from 1): hosts as is, but the uplinks
+    // need 2x400G, and without the platform's platform.json no mode can be named.
+    auto arista = plan::mapPorts(sku(kShared / "Arista-7060X6-64PE-256x200G"), leaf);
+    ASSERT_TRUE(std::holds_alternative<std::string>(arista));
+    EXPECT_NE(std::get<std::string>(arista).find("Ethernet256 must be split 2x400G, and `config "
+                                                 "interface breakout` takes only platform.json"),
+              std::string::npos)
+        << std::get<std::string>(arista);
+    // Marvell's ships 1x800G (index from 0): every cage split, by master's platform.json.
+    const fs::path marvell = twinrail::plansonic_test::assembleSku(
+        "marvell", kShared / "dbmvtx9180_64osfp_64x800G",
+        kReleases / "master/sonic-buildimage/device/marvell/x86_64-marvell_dbmvtx9180-r0");
+    auto m = mapped(sku(marvell), leaf);
+    EXPECT_EQ(m.names.at("swp1s1"), "Ethernet2");
+    EXPECT_EQ(m.names.at("swp64s1"), "Ethernet508");
+    EXPECT_EQ(m.breakouts.at("Ethernet0").mode.text, "4x200G[100G,50G]");
+    EXPECT_EQ(m.breakouts.at("Ethernet256").mode.text, "2x400G[200G,100G]");
+    auto base = plan::sonicBaseConfigDb(sku(marvell), m.breakouts);
     EXPECT_EQ(base["PORT"]["Ethernet6"]["subport"], "4");
     EXPECT_EQ(base["PORT"]["Ethernet6"]["alias"], "etp1d");
+    fs::remove_all(marvell.parent_path());
 }
 
 // Every overlay of the seed's plans (CX864E-N 512..16384 GPUs, CX732Q-N 256..1024; bond
@@ -291,8 +302,8 @@ TEST(PlanSonicOverlay, EverySeedPlanMeetsSonicsRules) {
                              : gpus > 2048 && (attach == plan::Attach::Bond) ==
                                                   (lb == plan::Request::Lb::Ecmp))
                         continue;
-                    const int release =
-                        evpn ? plan::kSonicEvpnMhRelease : plan::kSonicDefaultRelease;
+                    const plan::SonicRelease release =
+                        evpn ? plan::SonicRelease::Master : plan::kSonicDefaultRelease;
                     auto p = build(seed.model, gpus, attach, lb);
                     for (const auto& sw : p.switches) {
                         // Leaves of two groups and one spine per plane: the other groups'
@@ -312,8 +323,7 @@ TEST(PlanSonicOverlay, EverySeedPlanMeetsSonicsRules) {
                             << at;
                         EXPECT_EQ(md["docker_routing_config_mode"], "split-unified") << at;
                         if (sw.index == 1 && sw.plane == 1) {  // leafrefs, once per shape
-                            expectPortsExist(o, plan::sonicBaseConfigDb(s, plan::breakoutsOf(o)),
-                                             at);
+                            expectPortsExist(o, plan::sonicBaseConfigDb(s, c.breakouts), at);
                         }
                         ++checked;
                     }
@@ -367,45 +377,21 @@ TEST(PlanSonicOverlay, BondLeafShape) {
 }  // routed leaves: plan_sonic_routed_test.cpp
 
 TEST(PlanSonicOverlay, HostRoutesReachBgpByRelease) {
-    auto p = build("CX864E-N", 512);
+    // Routed NICs: bonded ones are refused before 202505 (no one gateway MAC).
+    auto p = build("CX864E-N", 512, plan::Attach::Routed);
     const auto& leaf = first(p, false);
     auto s = sku(kCatalog / "CX864E-N");
-    auto now = sonic(p, leaf, s, 202411);
+    auto now = sonic(p, leaf, s, plan::SonicRelease::R202411);
     EXPECT_NE(now.frrConf.find("  redistribute table-direct 10\n"), std::string::npos);
     EXPECT_EQ(now.frrConf.find("import-table"), std::string::npos);
     EXPECT_EQ(now.frrConf.find("import-check"), std::string::npos);
     EXPECT_EQ(now.overlay["HOSTROUTED"]["global"]["advertise"], "table-direct");
-    auto old = sonic(p, leaf, s, 202405);
+    auto old = sonic(p, leaf, s, plan::SonicRelease::R202405);
     EXPECT_EQ(old.overlay["HOSTROUTED"]["global"]["advertise"], "network-table");
     EXPECT_NE(old.frrConf.find(" no bgp network import-check\n"), std::string::npos);
     EXPECT_EQ(old.frrConf.find("table-direct"), std::string::npos);
     EXPECT_EQ(old.frrConf.find("import-table"), std::string::npos);
     EXPECT_NE(old.frrConf.find("no zebra nexthop kernel enable"), std::string::npos);  // FRR 8.5
-}
-
-TEST(PlanSonicPatch, AppliedToTheBaseGivesBasePlusOverlay) {
-    auto p = build("CX732Q-N", 512);
-    auto s = sku(kCatalog / "CX732Q-N");
-    for (bool spine : {false, true}) {
-        auto o = sonic(p, first(p, spine), s).overlay;
-        auto base = plan::sonicBaseConfigDb(s, plan::breakoutsOf(o));
-        auto patch = plan::sonicPatch(base, o);
-        json want = base;
-        want.merge_patch(o);
-        EXPECT_EQ(base.patch(patch), want) << (spine ? "spine" : "leaf");
-        for (const auto& op : patch) EXPECT_EQ(op["op"], "add");
-    }
-    EXPECT_EQ(plan::jsonPointerToken("Loopback0|10.0.0.1/32"), "Loopback0|10.0.0.1~132");
-    EXPECT_EQ(plan::jsonPointerToken("a~/b"), "a~0~1b");
-    json one = {{"LOOPBACK_INTERFACE", {{"Loopback0|10.0.0.1/32", json::object()}}}};
-    auto patch = plan::sonicPatch(json::object(), one);
-    EXPECT_EQ(patch[1]["path"], "/LOOPBACK_INTERFACE/Loopback0|10.0.0.1~132");
-    // A row the base has keeps its fields (DEVICE_METADATA's hwsku, mac, platform).
-    auto base = plan::sonicBaseConfigDb(s);
-    auto merged = base.patch(
-        plan::sonicPatch(base, {{"DEVICE_METADATA", {{"localhost", {{"hostname", "x"}}}}}}));
-    EXPECT_EQ(merged["DEVICE_METADATA"]["localhost"]["hwsku"], "CX732Q-N");
-    EXPECT_EQ(merged["DEVICE_METADATA"]["localhost"]["hostname"], "x");
 }
 
 TEST(PlanSonicBase, FactoryDefaultFromTheSku) {
@@ -419,12 +405,12 @@ TEST(PlanSonicBase, FactoryDefaultFromTheSku) {
                                                 {"admin_status", "up"},
                                                 {"fec", "rs"}}));
     EXPECT_EQ(base["BREAKOUT_CFG"]["Ethernet0"]["brkout_mode"], "1x800G[400G]");
-    std::map<std::string, plan::BreakoutMode> split{
-        {"Ethernet0", std::get<plan::BreakoutMode>(plan::parseBreakoutMode("2x400G"))}};
+    std::map<std::string, plan::Breakout> split{
+        {"Ethernet0", {std::get<plan::BreakoutMode>(plan::parseBreakoutMode("2x400G[200G]")), 400}}};
     auto after = plan::sonicBaseConfigDb(s, split);
     EXPECT_EQ(after["PORT"]["Ethernet4"]["lanes"], "45,46,47,48");
     EXPECT_EQ(after["PORT"]["Ethernet4"]["alias"], "fp1b");
-    EXPECT_EQ(after["BREAKOUT_CFG"]["Ethernet0"]["brkout_mode"], "2x400G");
+    EXPECT_EQ(after["BREAKOUT_CFG"]["Ethernet0"]["brkout_mode"], "2x400G[200G]");
     EXPECT_EQ(base["DEVICE_METADATA"]["localhost"]["hwsku"], "sku-mixed");
 }
 

@@ -21,8 +21,9 @@ using twinrail::plansonic_test::catalogSku;
 namespace {
 
 json overlayOf(const plan::Plan& p, const std::string& name) {
-    const int release =
-        p.request.attach == plan::Attach::EvpnMh ? plan::kSonicEvpnMhRelease : 202505;
+    const plan::SonicRelease release = p.request.attach == plan::Attach::EvpnMh
+                                           ? plan::SonicRelease::Master
+                                           : plan::SonicRelease::R202505;
     auto c = plan::sonicSwitchConfig(p, *p.findSwitch(name), catalogSku("CX864E-N"), {release});
     if (auto* why = std::get_if<std::string>(&c)) {
         ADD_FAILURE() << *why;
@@ -105,7 +106,7 @@ TEST(RoceQos, OneFieldChangedAnywhereIsADisagreement) {
         {"cnp priority", [](plan::RoceQos& c) { c.cnpPriority = 7; }},
         {"cnp dscp", [](plan::RoceQos& c) { c.cnpDscp = 46; }},
         {"host cable", [](plan::RoceQos& c) { c.hostCableM = 5; }},
-        {"fabric cable", [](plan::RoceQos& c) { c.fabricCableM = 300; }}};
+        {"fabric cable", [](plan::RoceQos& c) { c.fabricCableM = 5; }}};
     for (const auto& [what, change] : changes) {
         auto r = twinrail::plansonic_test::request("CX864E-N", 512);
         change(r.roce);

@@ -19,8 +19,11 @@ namespace twinrail::plansonic_test {
 struct YangChecker {
     sonic::YangContext yang;
     sonic::SchemaModel schema;
-    YangChecker(const std::filesystem::path& sonicModels, const std::filesystem::path& ourModels) {
-        for (const auto& dir : {sonicModels, ourModels}) {
+    YangChecker(const std::filesystem::path& sonicModels, const std::filesystem::path& ourModels)
+        : YangChecker(std::vector<std::filesystem::path>{sonicModels, ourModels}) {}
+    // Every directory in order (SONiC's first: ours import its modules).
+    explicit YangChecker(const std::vector<std::filesystem::path>& dirs) {
+        for (const auto& dir : dirs) {
             auto failed = yang.loadDirectory(dir.string());
             EXPECT_EQ(failed, std::vector<std::string>{}) << dir;
         }

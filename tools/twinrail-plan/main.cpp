@@ -66,13 +66,15 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
   --nos linux|sonic        the switches' configs: Linux with FRR (frr.conf,
                            config_db.json), or SONiC (see docs/planner.md)       [linux]
   --hwsku DIR              sonic: the switches' HWSKU directory (port_config.ini,
-                           hwsku.json)                  [the catalog model's own]
+                           hwsku.json, pg_profile_lookup.ini; platform.json there
+                           or in the platform directory above)
+                                                        [the catalog model's own]
   --spine-hwsku DIR        sonic: the spines' HWSKU, when it is not --hwsku's
-  --sonic-release YYYYMM   sonic: the release the switches run; from 202411 host
-                           routes reach BGP by redistribute table-direct, before
-                           by STATE_DB ADVERTISE_NETWORK_TABLE rows           [202505]
-  --patch                  sonic: also config_db.patch.json (RFC 6902, for
-                           `config apply-patch`)
+  --sonic-release R        sonic: the release the switches run, one of 202405,
+                           202411, 202505, 202605, master: what it has decides the
+                           rows (docs/sonic.md, "Releases")             [202505]
+  --sonic-buffer-model M   sonic: traditional (lossless PGs from pg_profile_lookup.ini)
+                           or dynamic (BUFFER_PG rows, profile NULL)  [traditional]
 
   --out DIR     write DIR/plan.json, DIR/cabling.csv, DIR/cabling.json,
                 DIR/inventory.json (each switch's Redis, for twinrail verify),
@@ -80,8 +82,9 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
                 bonds, bridges and VXLAN devices, with evpn-mh), and per server
                 DIR/configs/servers/<server>/: netplan/60-twinrail.yaml, the dual-send
                 ARP unit and planesteer.json (bond), or <nic>/frr.conf (routed);
-                with --nos sonic, DIR/configs/<switch>/{frr.conf,config_db.overlay.json}
-                (+ config_db.patch.json with --patch) instead of the switches' files
+                with --nos sonic, DIR/configs/<switch>/{frr.conf,config_db.overlay.json,
+                breakouts.json} instead of the switches' files (`twinrail sonic-apply`
+                turns them into the switch's deployment)
   --json        print the sizing as JSON instead of text
   --simulate    also print the flow model's verdict (docs/simulation.md): a
                 permutation under ECMP, static routing, WCMP, ARS, spraying,
@@ -89,9 +92,10 @@ Sizes a dual-plane, rail-optimized leaf/spine fabric and writes its plan.
   --from FILE   read a plan file (checked) instead of sizing a request
   --tables      print the seed's sizing tables as this planner computes them
 
-Exit codes: 0 ok, 64 usage, 65 the request cannot be built (or not on SONiC, or a
-HWSKU file is refused), 66 the plan file or a HWSKU file cannot be read, 73 the output cannot be written, 78 a plan file or a plan name refused (the message
-says which field).
+Exit codes: 0 ok, 64 usage, 65 the request cannot be built (or not on that SONiC
+release: a release twinrail does not support, or a feature it lacks, named; or a HWSKU
+file is refused), 66 the plan file or a HWSKU file cannot be read, 73 the output cannot
+be written, 78 a plan file or a plan name refused (the message says which field).
 )";
 
 struct Args {
@@ -108,8 +112,8 @@ struct Args {
     bool sonic = false;
     std::string hwsku;
     std::string spineHwsku;
-    int sonicRelease = plan::kSonicDefaultRelease;
-    bool patch = false;
+    plan::SonicOptions sonicOptions;
+    std::string sonicRelease;
 };
 
 using twinrail::UsageError;
@@ -211,12 +215,15 @@ Args parse(int argc, char** argv) {
         } else if (f == "--spine-hwsku") {
             a.spineHwsku = value(i);
         } else if (f == "--sonic-release") {
-            a.sonicRelease = toInt(f, value(i));
-            if (a.sonicRelease < 201811 || a.sonicRelease > 209912 || a.sonicRelease % 100 < 1 ||
-                a.sonicRelease % 100 > 12)
-                throw UsageError{"--sonic-release: a release as YYYYMM, e.g. 202505"};
-        } else if (f == "--patch") {
-            a.patch = true;
+            a.sonicRelease = value(i);  // checked with the plan: a refusal is exit 65
+        } else if (f == "--sonic-buffer-model") {
+            const std::string model = value(i);
+            if (model != "traditional" && model != "dynamic") {
+                throw UsageError{"--sonic-buffer-model: traditional or dynamic, not \"" +
+                                 twinrail::names::printable(model) + "\""};
+            }
+            a.sonicOptions.bufferModel = model == "dynamic" ? plan::SonicBufferModel::Dynamic
+                                                            : plan::SonicBufferModel::Traditional;
         } else if (f == "--out") {
             a.out = value(i);
         } else if (f == "--from") {
@@ -233,8 +240,8 @@ Args parse(int argc, char** argv) {
             throw UsageError{"unknown option " + f};
         }
     }
-    if (!a.sonic && (!a.hwsku.empty() || !a.spineHwsku.empty() || a.patch))
-        throw UsageError{"--hwsku, --spine-hwsku and --patch need --nos sonic"};
+    if (!a.sonic && (!a.hwsku.empty() || !a.spineHwsku.empty() || !a.sonicRelease.empty()))
+        throw UsageError{"--hwsku, --spine-hwsku and --sonic-release need --nos sonic"};
     if (a.radix > 0 || a.portSpeed > 0) {
         if (!a.request.leafModel.name.empty())
             throw UsageError{"--model and --radix exclude each other"};
@@ -318,7 +325,15 @@ std::variant<plan::Sku, int> skuFor(const std::string& given, const std::string&
 // Loads the HWSKUs and checks, before anything is written, that the plan can be expressed
 // on SONiC and that every switch's ports exist on its SKU (exit 65 with the reason).
 int sonicTarget(const Args& a, const plan::Plan& p, twinrail::plantool::SonicTarget& out) {
-    if (auto why = plan::sonicRefusal(p, {a.sonicRelease})) {
+    plan::SonicOptions options = a.sonicOptions;
+    if (!a.sonicRelease.empty()) {
+        if (auto why = plan::sonicReleaseRefusal(a.sonicRelease)) {
+            std::cerr << "twinrail-plan: --sonic-release: " << *why << "\n";
+            return exitcode::kDataErr;
+        }
+        options.release = *plan::parseSonicRelease(a.sonicRelease);
+    }
+    if (auto why = plan::sonicRefusal(p, options)) {
         std::cerr << "twinrail-plan: --nos sonic: " << *why << "\n";
         return exitcode::kDataErr;
     }
@@ -334,8 +349,7 @@ int sonicTarget(const Args& a, const plan::Plan& p, twinrail::plantool::SonicTar
         if (auto* rc = std::get_if<int>(&spine)) return *rc;
         out.spineSku = std::get<plan::Sku>(spine);
     }
-    out.options.release = a.sonicRelease;
-    out.patch = a.patch;
+    out.options = options;
     for (const auto& sw : p.switches) {
         auto mapped = plan::mapPorts(sw.spine ? out.spineSku : out.leafSku, sw);
         if (auto* why = std::get_if<std::string>(&mapped)) {

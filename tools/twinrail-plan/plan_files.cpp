@@ -72,11 +72,8 @@ std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p, c
                 add({{"configs", ""}, name, {"frr.conf", ""}}, c.frrConf);
                 add({{"configs", ""}, name, {"config_db.overlay.json", ""}},
                     c.overlay.dump(2) + "\n");
-                if (sonic->patch) {
-                    auto base = plan::sonicBaseConfigDb(sku, plan::breakoutsOf(c.overlay));
-                    add({{"configs", ""}, name, {"config_db.patch.json", ""}},
-                        plan::sonicPatch(base, c.overlay).dump(2) + "\n");
-                }
+                add({{"configs", ""}, name, {"breakouts.json", ""}},
+                    plan::sonicBreakoutsJson(c.breakouts).dump(2) + "\n");
                 continue;
             }
             add({{"configs", ""}, name, {"frr.conf", ""}}, plan::frrConfig(p, sw));

@@ -39,7 +39,6 @@ struct SonicTarget {
     plan::Sku leafSku;
     plan::Sku spineSku;
     plan::SonicOptions options;
-    bool patch = false;
 };
 
 // Every file of the plan's output folder, or the first refusal (nothing is written then).

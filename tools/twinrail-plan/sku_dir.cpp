@@ -29,29 +29,46 @@ std::optional<std::string> readText(const fs::path& path) {
 
 }  // namespace
 
+// A file of the SKU directory into `text` (and its name into `file`) when it exists.
+std::optional<SkuLoadError> readOptional(const fs::path& path, std::string& text,
+                                         std::string& file) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return std::nullopt;
+    auto t = readText(path);
+    if (!t) {
+        return SkuLoadError{names::printable(path.string(), 200) + ": cannot read it",
+                            exitcode::kNoInput};
+    }
+    text = std::move(*t);
+    file = names::printable(path.string(), 200);
+    return std::nullopt;
+}
+
 std::variant<plan::Sku, SkuLoadError> loadSkuDir(const fs::path& dir) {
     const fs::path ini = dir / "port_config.ini";
-    const fs::path hwsku = dir / "hwsku.json";
+    plan::SkuTexts t;
     auto iniText = readText(ini);
     if (!iniText) {
         return SkuLoadError{names::printable(ini.string(), 200) + ": cannot read it",
                             exitcode::kNoInput};
     }
-    std::string jsonText;
-    std::error_code ec;
-    if (fs::exists(hwsku, ec)) {
-        auto t = readText(hwsku);
-        if (!t) {
-            return SkuLoadError{names::printable(hwsku.string(), 200) + ": cannot read it",
-                                exitcode::kNoInput};
-        }
-        jsonText = t->empty() ? " " : *t;  // an empty file is refused as JSON, not skipped
+    t.portConfigIni = std::move(*iniText);
+    t.iniFile = names::printable(ini.string(), 200);
+    if (auto e = readOptional(dir / "hwsku.json", t.hwskuJson, t.jsonFile)) return *e;
+    if (!t.jsonFile.empty() && t.hwskuJson.empty()) t.hwskuJson = " ";  // refused as JSON
+    // platform.json is the platform's: in the SKU directory's parent on a switch
+    // (/usr/share/sonic/device/<platform>/), or beside the SKU's files.
+    for (const fs::path& at : {dir / "platform.json", dir.parent_path() / "platform.json"}) {
+        if (auto e = readOptional(at, t.platformJson, t.platformFile)) return *e;
+        if (!t.platformFile.empty()) break;
     }
+    if (!t.platformFile.empty() && t.platformJson.empty()) t.platformJson = " ";
+    if (auto e = readOptional(dir / "pg_profile_lookup.ini", t.pgLookup, t.pgLookupFile))
+        return *e;
     std::string name = fs::path(dir).lexically_normal().filename().string();
     if (name.empty()) name = fs::path(dir).lexically_normal().parent_path().filename().string();
-    auto sku =
-        plan::skuFromTexts(names::printable(name), *iniText, names::printable(ini.string(), 200),
-                           jsonText, names::printable(hwsku.string(), 200));
+    t.name = names::printable(name);
+    auto sku = plan::skuFromFiles(t);
     if (auto* e = std::get_if<plan::SkuError>(&sku))
         return SkuLoadError{e->message, exitcode::kDataErr};
     return std::get<plan::Sku>(sku);

@@ -1,5 +1,7 @@
-// Reading a SONiC HWSKU directory (port_config.ini, optionally hwsku.json) for
-// `twinrail-plan --nos sonic`, and where a catalog model's own HWSKU lives.
+// Reading a SONiC HWSKU directory (port_config.ini; optionally hwsku.json,
+// pg_profile_lookup.ini, and platform.json beside them or in the platform directory above)
+// for `twinrail-plan --nos sonic`, the lab and `twinrail sonic-apply`, and where a catalog
+// model's own HWSKU lives.
 #pragma once
 
 #include <filesystem>

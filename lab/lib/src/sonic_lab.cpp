@@ -11,27 +11,16 @@
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/sonic_sku.h"
 #include "twinrail/plan/sonic_target.h"
+#include "sku_dir.h"
 
 namespace twinrail::lab {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string readText(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) throw SonicLayoutError(path.string() + ": cannot read it");
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 plan::Sku loadSku(const fs::path& dir) {
-    const fs::path ini = dir / "port_config.ini";
-    const fs::path json = dir / "hwsku.json";
-    std::error_code ec;
-    auto sku = plan::skuFromTexts(dir.filename().string(), readText(ini), ini.string(),
-                                  fs::exists(json, ec) ? readText(json) : "", json.string());
-    if (auto* e = std::get_if<plan::SkuError>(&sku)) throw SonicLayoutError(e->message);
+    auto sku = plantool::loadSkuDir(dir);
+    if (auto* e = std::get_if<plantool::SkuLoadError>(&sku)) throw SonicLayoutError(e->message);
     return std::get<plan::Sku>(sku);
 }
 
@@ -67,23 +56,24 @@ nlohmann::json labSonicRecord(const std::string& labName) {
 
 void PlanLab::prepareSonic(const plan::Plan& planner) {
     const bool evpn = planner.request.attach == plan::Attach::EvpnMh;
-    const int release =
-        sonic_->release.value_or(evpn ? plan::kSonicEvpnMhRelease : kLabSonicRelease);
+    const plan::SonicRelease release =
+        sonic_->release.value_or(evpn ? plan::SonicRelease::Master : kLabSonicRelease);
+    const plan::SonicOptions options{release, plan::SonicBufferModel::Traditional};
+    if (auto why = plan::sonicFeatureRefusal(planner, options)) throw SonicLayoutError(*why);
     std::map<std::string, plan::Sku> skus;  // by directory
     std::map<std::string, plan::PortMap> maps;
     for (const auto& sw : planner.switches) {
         const std::string dir = labSkuDir(modelOf(planner, sw), sonic_->hwskuDir);
         if (skus.count(dir) == 0) skus.emplace(dir, loadSku(dir));
         const plan::Sku& sku = skus.at(dir);
-        auto cfg = plan::sonicSwitchConfig(planner, sw, sku, {release});
+        auto cfg = plan::sonicSwitchConfig(planner, sw, sku, options);
         if (auto* why = std::get_if<std::string>(&cfg)) throw SonicLayoutError(*why);
         auto mapped = plan::mapPorts(sku, sw);
         if (auto* why = std::get_if<std::string>(&mapped)) throw SonicLayoutError(*why);
         const auto& c = std::get<plan::SonicSwitchConfig>(cfg);
         // What the switch's CONFIG_DB holds after `config load` of its factory default
         // and the overlay.
-        auto db =
-            mergeConfigDb(plan::sonicBaseConfigDb(sku, plan::breakoutsOf(c.overlay)), c.overlay);
+        auto db = mergeConfigDb(plan::sonicBaseConfigDb(sku, c.breakouts), c.overlay);
         applyLabOverrides(db);
         sonicConfigDb_[sw.name] = db;
         sonicFrrConf_[sw.name] = c.frrConf;

@@ -81,6 +81,20 @@ void interfaceSettings(const std::string& tableName, const std::string& dev, con
         out.push_back(sysctl(dev, "disable_ipv6", "0", true));
 }
 
+// intfmgrd's static anycast gateway (master): the SVI answers to SAG|GLOBAL gateway_mac,
+// and setSagFdbEntry installs that MAC as the bridge's own. In this kernel's VLAN-unaware
+// bridge per VLAN, the bridge's address is that entry.
+void sagSettings(const json& db, const std::string& dev, const json& row, std::vector<Argv>& out) {
+    const std::string sag = field(row, "static_anycast_gateway");
+    if (sag.empty() || sag == "false") return;
+    if (sag != "true")
+        refuse("VLAN_INTERFACE", dev, "static_anycast_gateway \"" + names::printable(sag) + "\"");
+    const json& global = table(db, "SAG");
+    const std::string mac = global.contains("GLOBAL") ? field(global["GLOBAL"], "gateway_mac") : "";
+    if (!parseMac(mac)) refuse("SAG", "GLOBAL", "gateway_mac \"" + names::printable(mac) + "\"");
+    out.push_back({"ip", "link", "set", "dev", dev, "address", mac});
+}
+
 bool validVni(const std::string& text) {
     if (text.empty() || text.size() > 8 ||
         text.find_first_not_of("0123456789") != std::string::npos)
@@ -159,6 +173,7 @@ std::vector<Argv> sonicKernelCommands(const json& db) {
         if (!prefix.empty()) continue;
         if (vlans.count(dev) == 0) refuse("VLAN_INTERFACE", key, "no VLAN|" + dev + " row");
         interfaceSettings("VLAN_INTERFACE", dev, row, out);
+        sagSettings(db, dev, row, out);
     }
     for (const auto& [vlan, port] : vlanMembers(db, vlans, false))
         out.push_back({"ip", "link", "set", "dev", port, "master", vlan});
@@ -271,11 +286,11 @@ plan::Plan withSkuPortNames(const plan::Plan& p,
     return out;
 }
 
-json sonicRecord(int release, const std::map<std::string, plan::PortMap>& portMaps) {
+json sonicRecord(plan::SonicRelease release, const std::map<std::string, plan::PortMap>& portMaps) {
     json ports = json::object();
     for (const auto& [sw, m] : portMaps)
         for (const auto& [planPort, eth] : m.names) ports[sw][planPort] = eth;
-    return {{"nos", "sonic"}, {"release", release}, {"ports", ports}};
+    return {{"nos", "sonic"}, {"release", plan::sonicReleaseName(release)}, {"ports", ports}};
 }
 
 std::string labPortName(const json& record, const std::string& node, const std::string& port) {

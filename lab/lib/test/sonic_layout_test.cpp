@@ -2,6 +2,8 @@
 // stand-in for bgpcfgd's advertise manager (network_advertiser.h). No namespaces here.
 #include <gtest/gtest.h>
 
+#include "sku_dir.h"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -36,18 +38,11 @@ size_t indexOf(const std::vector<lab::Argv>& cmds, const lab::Argv& want) {
     return it == cmds.end() ? cmds.size() : static_cast<size_t>(it - cmds.begin());
 }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 plan::Sku labSku() {
-    const std::string dir = std::string(TWINRAIL_LAB_HWSKU_DIR) + "/lab-4x200G";
-    auto sku = plan::skuFromTexts("lab-4x200G", readFile(dir + "/port_config.ini"),
-                                  "port_config.ini", readFile(dir + "/hwsku.json"), "hwsku.json");
-    if (auto* e = std::get_if<plan::SkuError>(&sku)) throw std::runtime_error(e->message);
+    auto sku = twinrail::plantool::loadSkuDir(std::string(TWINRAIL_LAB_HWSKU_DIR) + "/lab-4x200G");
+    if (auto* e = std::get_if<twinrail::plantool::SkuLoadError>(&sku))
+        throw std::runtime_error(e->message);
     return std::get<plan::Sku>(sku);
 }
 
@@ -177,9 +172,10 @@ TEST(SonicLayout, DefaultLabPlanOnTheLabSku) {
         const auto& c = std::get<plan::SonicSwitchConfig>(cfg);
         EXPECT_NO_THROW(lab::sonicKernelCommands(c.overlay)) << sw.name;
         if (!sw.spine) {
-            // Before 202411: the advertiser's rows, not table-direct.
-            EXPECT_EQ(c.overlay["HOSTROUTED"]["global"]["advertise"], "network-table");
-            EXPECT_EQ(c.frrConf.find("table-direct"), std::string::npos);
+            // From 202411: table-direct, which the lab's FRR 8.4 takes the older way.
+            EXPECT_EQ(c.overlay["HOSTROUTED"]["global"]["advertise"], "table-direct");
+            EXPECT_EQ(lab::labFrrConf(c.frrConf).find("table-direct"), std::string::npos);
+            EXPECT_NE(lab::labFrrConf(c.frrConf).find("redistribute table 10"), std::string::npos);
         }
         EXPECT_EQ(lab::labFrrConf(c.frrConf).find("fpm "), std::string::npos);
         maps[sw.name] = std::get<plan::PortMap>(plan::mapPorts(sku, sw));
@@ -262,7 +258,7 @@ TEST(SonicLayout, EvpnSegmentsAfterFrrOnTheLabSku) {
     ASSERT_TRUE(std::holds_alternative<plan::Plan>(built));
     const auto& p = std::get<plan::Plan>(built);
     auto cfg = plan::sonicSwitchConfig(p, *p.findSwitch("p1-leaf1"), labSku(),
-                                       {plan::kSonicEvpnMhRelease});
+                                       {plan::SonicRelease::Master});
     ASSERT_TRUE(std::holds_alternative<plan::SonicSwitchConfig>(cfg)) << std::get<std::string>(cfg);
     const json& db = std::get<plan::SonicSwitchConfig>(cfg).overlay;
     EXPECT_EQ(db["HOSTROUTED"]["global"]["evpn_peer_interface"], "Ethernet16");

@@ -1,5 +1,5 @@
 // The ARS tables of a config_db document (config.h). SONiC's YANG for them is the HLD's
-// (modelled in proto/sonic-ars.yang): where it constrains a value, the same constraint is
+// (modelled in proto/linux/twinrail-ars.yang): where it constrains a value, the same constraint is
 // checked here; where twinrail's data path is narrower (one profile, one object, the
 // default VRF, no alternative path), the error says so.
 #include "twinrail/ars/config.h"
@@ -176,7 +176,7 @@ std::optional<ConfigError> parseInterface(const std::string& key, const json& ro
     const std::string where = "ARS_INTERFACES|" + key;
     if (auto why = names::check(key, names::Kind::Interface))
         return ConfigError{where, "\"" + key + "\" is not a valid interface name: " + *why};
-    // sonic-ars.yang's if_name is a leafref to PORT: a document with ports must list it.
+    // twinrail-ars.yang's if_name is a leafref to PORT: a document with ports must list it.
     if (auto ports = doc.find("PORT");
         ports != doc.end() && ports->is_object() && !ports->contains(key))
         return ConfigError{where, "not a PORT of this switch"};

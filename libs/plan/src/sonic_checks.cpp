@@ -1,5 +1,4 @@
-// Rules SONiC applies to a config_db that a planner must meet before a switch sees it, and
-// the overlay as an RFC 6902 patch for `config apply-patch`.
+// Rules SONiC applies to a config_db that a planner must meet before a switch sees it.
 #include <map>
 
 #include "twinrail/common/ip.h"
@@ -79,30 +78,6 @@ std::string jsonPointerToken(const std::string& key) {
         }
     }
     return out;
-}
-
-json sonicPatch(const json& base, const json& overlay) {
-    json ops = json::array();
-    for (const auto& [table, rows] : overlay.items()) {
-        const std::string t = "/" + jsonPointerToken(table);
-        const bool haveTable = base.contains(table) && base[table].is_object();
-        if (!haveTable) ops.push_back({{"op", "add"}, {"path", t}, {"value", json::object()}});
-        for (const auto& [key, row] : rows.items()) {
-            const std::string k = t + "/" + jsonPointerToken(key);
-            // A row the base has keeps its other fields: add field by field.
-            if (haveTable && base[table].contains(key) && base[table][key].is_object() &&
-                row.is_object()) {
-                for (const auto& [field, value] : row.items()) {
-                    ops.push_back({{"op", "add"},
-                                   {"path", k + "/" + jsonPointerToken(field)},
-                                   {"value", value}});
-                }
-                continue;
-            }
-            ops.push_back({{"op", "add"}, {"path", k}, {"value", row}});
-        }
-    }
-    return ops;
 }
 
 }  // namespace twinrail::plan

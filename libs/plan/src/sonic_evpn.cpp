@@ -6,6 +6,7 @@
 // source is the AUX address, the pair's only meeting point; the AUX port a router
 // interface with the pair's /31.
 #include "sonic_evpn.h"
+#include "sonic_rows.h"
 
 #include <cstdio>
 #include <map>
@@ -70,13 +71,13 @@ std::string sonicEsi(const EvpnMhLeaf& leaf, const EvpnSegment& segment) {
 }
 
 std::optional<std::string> sonicEvpnReleaseRefusal(const Plan& plan, const SonicOptions& options) {
-    if (plan.request.attach != Attach::EvpnMh || options.release >= kSonicEvpnMhRelease)
+    if (plan.request.attach != Attach::EvpnMh ||
+        sonicFeatures(options.release).evpnMultihoming)
         return std::nullopt;
-    return "--attach evpn-mh on SONiC needs --sonic-release " +
-           std::to_string(kSonicEvpnMhRelease) +
-           " or later: EVPN_ETHERNET_SEGMENT has a YANG model (sonic-evpn.yang) only from "
-           "2026-05, and `config reload` aborts on a table without one (release " +
-           std::to_string(options.release) + " given)";
+    return "--attach evpn-mh on SONiC " + sonicReleaseName(options.release) +
+           ": EVPN_ETHERNET_SEGMENT has a YANG model (sonic-evpn.yang) only on master (from "
+           "2026-06-22, sonic-buildimage #27543), and `config reload` aborts on a table "
+           "without one; use --sonic-release master";
 }
 
 std::optional<std::string> sonicEvpnAuxRefusal(const Plan& plan, const Switch& sw, const Sku& sku,
@@ -115,10 +116,10 @@ std::optional<std::string> sonicEvpnRows(const Plan& plan, const Switch& sw, con
         db["VLAN"][b.bridge] = {{"vlanid", id}};
         for (const auto& m : b.members)
             db["VLAN_MEMBER"][b.bridge + "|" + m] = {{"tagging_mode", "untagged"}};
-        // Both leaves answer to the one gateway MAC (mac_addr, as with bonds); no proxy
-        // ARP: a rail's hosts share the VLAN, so ARP between them is bridged.
-        db["VLAN_INTERFACE"][b.bridge] = {{"mac_addr", plan.request.gatewayMac}};
-        db["VLAN_INTERFACE"][b.bridge + "|" + b.gateway] = json::object();
+        // Both leaves answer to the one gateway MAC (SAG on master, which also installs
+        // its FDB entry); no proxy ARP: a rail's hosts share the VLAN, so ARP between
+        // them is bridged.
+        sonicGatewayRows(plan, options, b.bridge, b.gateway, false, db);
         db["VXLAN_TUNNEL_MAP"][std::string(kSonicVtep) + "|map_" + std::to_string(b.vni) + "_" +
                                b.bridge] = {{"vlan", b.bridge}, {"vni", std::to_string(b.vni)}};
         db["HOSTROUTED_INTERFACE"][b.bridge] = json::object();

@@ -6,6 +6,7 @@
 #include "ars_rows.h"
 #include "sonic_evpn.h"
 #include "sonic_qos.h"
+#include "sonic_rows.h"
 #include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::plan {
@@ -27,21 +28,33 @@ std::string vlanName(int rail) {
     return "Vlan" + std::to_string(kSonicVlanBase + rail);
 }
 
+// DEVICE_METADATA|localhost: SONiC's templates read `type` (buffers_config.j2: a
+// *LeafRouter gets the t1 buffers) and, for a back-end leaf with resource_type ComputeAI,
+// qos_config.j2 takes the AI fabric's TC-to-PG branch.
+nlohmann::json deviceMetadata(const Switch& sw, const SonicOptions& options) {
+    json d = {{"hostname", sw.name},
+              {"bgp_asn", n(sw.asn)},
+              {"docker_routing_config_mode", "split-unified"}};
+    if (!sw.spine) {
+        d["type"] = "BackEndLeafRouter";
+        d["resource_type"] = "ComputeAI";
+    } else {
+        d["type"] = sonicFeatures(options.release).backEndSpineRouter ? "BackEndSpineRouter"
+                                                                     : "SpineRouter";
+    }
+    return d;
+}
+
 void fabricAndDevice(const Plan& plan, const Switch& sw, const PortMap& ports,
                      const SonicOptions& options, json& db) {
-    db["DEVICE_METADATA"]["localhost"] = {{"hostname", sw.name},
-                                          {"bgp_asn", n(sw.asn)},
-                                          {"type", sw.spine ? "SpineRouter" : "LeafRouter"},
-                                          {"docker_routing_config_mode", "split-unified"}};
+    db["DEVICE_METADATA"]["localhost"] = deviceMetadata(sw, options);
     db["LOOPBACK_INTERFACE"]["Loopback0"] = json::object();
     db["LOOPBACK_INTERFACE"]["Loopback0|" + sw.loopback + "/32"] = json::object();
-    for (const auto& [base, mode] : ports.breakouts)
-        db["BREAKOUT_CFG"][base] = {{"brkout_mode", mode.text}};
     const double refMbps = plan.sizing.uplinkSpeedGbps * 1000.0;
     db["PATHQD"]["global"] = {{"reference_mbps", n(static_cast<long>(refMbps))},
                               {"source", "sonic"},
                               {"weight_audit_source", "sonic"},
-                              {"sonic_release", n(options.release)}};
+                              {"sonic_release", sonicReleaseName(options.release)}};
     for (const auto& p : sw.ports) {
         if (p.role == PortRole::Host) continue;
         const std::string& eth = ports.names.at(p.name);
@@ -69,7 +82,7 @@ std::map<std::string, std::pair<std::string, int>> bindings(const Plan& plan, co
 // the rail's gateway, on the SVI with the one gateway MAC and proxy ARP; routed hosts to
 // their BGP peer, this plane's address on the SVI (sonicRoutedPeer, sonic_routed.cpp).
 std::optional<std::string> railVlanHosts(const Plan& plan, const Switch& sw, const PortMap& ports,
-                                         json& db) {
+                                         const SonicOptions& options, json& db) {
     const bool bond = plan.request.attach == Attach::Bond;
     for (const auto& p : sw.ports) {
         if (p.role != PortRole::Host) continue;
@@ -85,10 +98,8 @@ std::optional<std::string> railVlanHosts(const Plan& plan, const Switch& sw, con
         db["HOSTROUTED_INTERFACE"][vlan] = json::object();
         if (bond) {
             // A bonded NIC sends to one gateway MAC over either plane: both leaves answer
-            // to it (mac_addr, not SAG: see docs/planner.md), and intfmgrd sets proxy ARP.
-            db["VLAN_INTERFACE"][vlan] = {{"proxy_arp", "enabled"},
-                                          {"mac_addr", plan.request.gatewayMac}};
-            db["VLAN_INTERFACE"][vlan + "|" + rs->gateway + len] = json::object();
+            // to it, and intfmgrd sets proxy ARP.
+            sonicGatewayRows(plan, options, vlan, rs->gateway + len, true, db);
             continue;
         }
         const std::string peer = sonicRoutedPeer(*rs, sw.plane);
@@ -103,30 +114,73 @@ std::optional<std::string> railVlanHosts(const Plan& plan, const Switch& sw, con
     return std::nullopt;
 }
 
+// Static smart routing (--lb static) as SONiC can do it: ACL-based PBR. The overlay holds
+// what YANG models: a table type matching the ingress port and the destination, with a
+// redirect action, and one table bound to the leaf's host ports. The redirect rules
+// themselves carry REDIRECT_ACTION, which no release's sonic-acl.yang models, and name
+// the uplink's current next hop: hostrouted writes them into APPL_DB ACL_RULE_TABLE, where
+// aclorch reads them as it reads CONFIG_DB's (docs/static-routing.md, on SONiC).
+std::optional<std::string> pinRows(const Switch& sw, const PortMap& ports, json& db) {
+    json hostPorts = json::array();
+    for (const auto& p : sw.ports) {
+        if (p.role != PortRole::Host || p.pinnedUplink.empty()) continue;
+        auto up = ports.names.find(p.pinnedUplink);
+        if (up == ports.names.end()) {
+            return sw.name + " port " + p.name + ": pinned to " + p.pinnedUplink +
+                   ", which is not one of its ports";
+        }
+        const std::string& eth = ports.names.at(p.name);
+        db["UPLINK_PIN"][eth] = {{"uplink", up->second}};
+        hostPorts.push_back(eth);
+    }
+    if (hostPorts.empty()) return std::nullopt;
+    db["ACL_TABLE_TYPE"][kSonicPinAcl] = {
+        {"MATCHES", {"IN_PORTS", "IP_TYPE", "DST_IP", "DST_IPV6"}},
+        {"ACTIONS", {"PACKET_ACTION", "REDIRECT_ACTION"}},
+        {"BIND_POINTS", {"PORT"}}};
+    db["ACL_TABLE"][kSonicPinAcl] = {
+        {"policy_desc", "twinrail static smart routing: each host port to its pinned uplink"},
+        {"type", kSonicPinAcl},
+        {"stage", "ingress"},
+        {"ports", hostPorts}};
+    return std::nullopt;
+}
+
 }  // namespace
 
-std::optional<std::string> sonicRefusal(const Plan& plan, const SonicOptions& options) {
-    if (auto why = sonicEvpnReleaseRefusal(plan, options)) return why;
-    return sonicRoutedRefusal(plan);
+void sonicGatewayRows(const Plan& plan, const SonicOptions& options, const std::string& vlan,
+                      const std::string& gatewayPrefix, bool proxyArp, json& db) {
+    json svi = json::object();
+    if (proxyArp) svi["proxy_arp"] = "enabled";
+    if (sonicFeatures(options.release).staticAnycastGateway) {
+        db["SAG"]["GLOBAL"] = {{"gateway_mac", plan.request.gatewayMac}};
+        svi["static_anycast_gateway"] = "true";
+    } else {
+        svi["mac_addr"] = plan.request.gatewayMac;
+    }
+    db["VLAN_INTERFACE"][vlan] = svi;
+    db["VLAN_INTERFACE"][vlan + "|" + gatewayPrefix] = json::object();
 }
 
 std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan, const Switch& sw,
                                                                const Sku& sku,
                                                                const SonicOptions& options) {
+    if (auto why = sonicFeatureRefusal(plan, options)) return *why;
     // Per switch, only its own NICs: the whole plan is checked once, by sonicRefusal.
     if (auto why = sonicRoutedRefusal(plan, &sw)) return *why;
     auto mapped = mapPorts(sku, sw);
     if (auto* why = std::get_if<std::string>(&mapped)) return *why;
     const PortMap& ports = std::get<PortMap>(mapped);
     SonicSwitchConfig out;
+    out.breakouts = ports.breakouts;
     json& db = out.overlay;
     fabricAndDevice(plan, sw, ports, options, db);
     addLbRows(
         plan, sw, [&ports](const std::string& name) { return ports.names.at(name); }, false, db);
-    sonicQosRows(plan, sw, ports, db);
+    if (auto why = sonicQosRows(plan, sw, ports, sku, options, db)) return *why;
     if (!sw.spine) {
         const bool bond = plan.request.attach == Attach::Bond;
-        const bool tableDirect = options.release >= kSonicTableDirectRelease;
+        const bool tableDirect = sonicFeatures(options.release).tableDirect;
         // platform sonic: intfmgrd owns proxy_arp and the MAC, ndppd proxy ND; hostrouted
         // checks them and writes none of them.
         db["HOSTROUTED"]["global"] = {
@@ -136,19 +190,11 @@ std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan,
             {"advertise", tableDirect ? "table-direct" : "network-table"}};
         if (plan.request.attach == Attach::EvpnMh) {
             if (auto why = sonicEvpnRows(plan, sw, sku, ports, options, db)) return *why;
-        } else if (auto why = railVlanHosts(plan, sw, ports, db)) {
+        } else if (auto why = railVlanHosts(plan, sw, ports, options, db)) {
             return *why;
         }
         if (plan.request.lb == Request::Lb::Static && plan.request.attach != Attach::EvpnMh) {
-            for (const auto& p : sw.ports) {
-                if (p.role != PortRole::Host || p.pinnedUplink.empty()) continue;
-                auto up = ports.names.find(p.pinnedUplink);
-                if (up == ports.names.end()) {
-                    return sw.name + " port " + p.name + ": pinned to " + p.pinnedUplink +
-                           ", which is not one of its ports";
-                }
-                db["UPLINK_PIN"][ports.names.at(p.name)] = {{"uplink", up->second}};
-            }
+            if (auto why = pinRows(sw, ports, db)) return *why;
         }
     }
     out.frrConf = sonicFrrConfig(plan, sw, ports, options);

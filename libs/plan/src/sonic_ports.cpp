@@ -4,7 +4,9 @@
 #include <charconv>
 #include <cstddef>
 
+#include "twinrail/common/names.h"
 #include "twinrail/plan/sonic_sku.h"
+#include "twinrail/plan/sonic_target.h"
 
 namespace twinrail::plan {
 namespace {
@@ -47,6 +49,35 @@ std::string aliasStem(const PhysicalPort& cage) {
     return a;
 }
 
+// The platform.json mode that splits `cage` into `count` ports at `gbps`: a mode whose
+// default speed is `gbps` first, else one that lists it as an alternative. DPB accepts
+// only platform.json's keys, written exactly.
+std::variant<Breakout, std::string> chooseBreakout(const Sku& sku, const PhysicalPort& cage,
+                                                   int count, int gbps) {
+    const std::string need = cage.base().name + " must be split " + modeText(count, gbps);
+    if (sku.platformFile.empty()) {
+        return need + ", and `config interface breakout` takes only platform.json's modes: "
+                      "HWSKU " + sku.name + " has no platform.json (in its directory or the "
+                      "platform directory above it)";
+    }
+    auto modes = sku.platformModes.find(cage.base().name);
+    if (modes == sku.platformModes.end() || modes->second.empty())
+        return need + ", but " + sku.platformFile + " has no breakout_modes for it";
+    const BreakoutMode* best = nullptr;
+    for (const auto& m : modes->second) {
+        if (m.count != count || (m.lanes != 0 && m.lanes != cage.laneCount()) || !m.runsAt(gbps))
+            continue;
+        if (best == nullptr || (m.speedGbps == gbps && best->speedGbps != gbps)) best = &m;
+    }
+    if (best == nullptr) {
+        std::string offered;
+        for (const auto& m : modes->second) offered += (offered.empty() ? "" : ", ") + m.text;
+        return need + ", which none of " + sku.platformFile + "'s modes for it gives (" +
+               offered + ")";
+    }
+    return Breakout{*best, gbps};
+}
+
 }  // namespace
 
 int PhysicalPort::laneCount() const {
@@ -85,7 +116,8 @@ std::vector<PhysicalPort> physicalPorts(const Sku& sku) {
 }
 
 std::variant<std::vector<SkuPort>, std::string> breakoutPorts(const PhysicalPort& cage,
-                                                              const BreakoutMode& mode) {
+                                                              const Breakout& breakout) {
+    const BreakoutMode& mode = breakout.mode;
     const int lanes = cage.laneCount();
     const std::string where = cage.base().name + " (front-panel port " +
                               std::to_string(cage.ordinal) + ", " + std::to_string(lanes) +
@@ -93,8 +125,14 @@ std::variant<std::vector<SkuPort>, std::string> breakoutPorts(const PhysicalPort
     if (mode.count <= 0 || lanes % mode.count != 0)
         return where + " cannot be split " + mode.text + ": its lanes do not divide evenly";
     const long cageMbps = cage.speedMbps();
+    if (mode.lanes != 0 && mode.lanes != lanes)
+        return where + " cannot take " + mode.text + ": it uses " + std::to_string(mode.lanes) +
+               " lanes";
     if (cageMbps > 0 && static_cast<long>(mode.count) * mode.speedGbps * 1000 > cageMbps)
         return where + " runs at " + std::to_string(cageMbps / 1000) + "G in all, not " + mode.text;
+    if (!mode.runsAt(breakout.speedGbps))
+        return where + ": " + mode.text + " does not run at " +
+               std::to_string(breakout.speedGbps) + "G";
     std::vector<int> all;
     for (const auto* r : cage.rows) all.insert(all.end(), r->lanes.begin(), r->lanes.end());
     const int per = lanes / mode.count;
@@ -108,7 +146,7 @@ std::variant<std::vector<SkuPort>, std::string> breakoutPorts(const PhysicalPort
         p.lanes.assign(all.begin() + from, all.begin() + from + per);
         p.alias = mode.count == 1 ? stem : stem + static_cast<char>('a' + k);
         p.index = cage.index;
-        p.speedMbps = static_cast<long>(mode.speedGbps) * 1000;
+        p.speedMbps = static_cast<long>(breakout.speedGbps) * 1000;
         p.extra = cage.base().extra;
         // subport numbers a cage's ports from 1 (0 or 1 when it is not split).
         if (p.extra.count("subport") > 0 && mode.count > 1)
@@ -141,43 +179,44 @@ std::variant<PortMap, std::string> mapPorts(const Sku& sku, const Switch& sw) {
             return what + " runs at " + std::to_string(p.speedGbps) + "G, which " +
                    cage.base().name + " (" + std::to_string(cageGbps) + "G) cannot be split into";
         }
-        BreakoutMode want;
-        want.count = lane < 0 ? 1 : static_cast<int>(cageGbps / p.speedGbps);
-        want.speedGbps = p.speedGbps;
-        want.text = modeText(want.count, want.speedGbps);
+        const int count = lane < 0 ? 1 : static_cast<int>(cageGbps / p.speedGbps);
         if (lane < 0 && cageGbps != p.speedGbps) {
             return what + " runs at " + std::to_string(p.speedGbps) + "G on a " +
                    std::to_string(cageGbps) + "G port without a breakout: a speed change of " +
                    cage.base().name + " is the SKU's (PORT), not the plan's";
         }
-        if (lane >= want.count) {
+        const std::string wanted = modeText(count, p.speedGbps);
+        if (lane >= count) {
             return what + " is lane " + std::to_string(lane) + ", but " + cage.base().name +
                    " of HWSKU " + sku.name + " (" + std::to_string(cageGbps) + "G) splits into " +
-                   want.text + " at most";
+                   wanted + " at most";
         }
         auto found = split.find(n);
         if (found == split.end()) {
             const BreakoutMode have = currentMode(cage);
-            if (have.count == want.count && have.speedGbps == want.speedGbps) {
+            if (have.count == count && have.speedGbps == p.speedGbps) {
                 std::vector<SkuPort> rows;
                 for (const auto* r : cage.rows) rows.push_back(*r);
                 found = split.emplace(n, std::move(rows)).first;
             } else {
-                auto ports = breakoutPorts(cage, want);
+                auto chosen = chooseBreakout(sku, cage, count, p.speedGbps);
+                if (auto* why = std::get_if<std::string>(&chosen)) return what + ": " + *why;
+                const Breakout& b = std::get<Breakout>(chosen);
+                auto ports = breakoutPorts(cage, b);
                 if (auto* why = std::get_if<std::string>(&ports)) return what + ": " + *why;
-                map.breakouts[cage.base().name] = want;
+                map.breakouts[cage.base().name] = b;
                 found = split.emplace(n, std::get<std::vector<SkuPort>>(ports)).first;
             }
-        } else if (static_cast<int>(found->second.size()) != want.count) {
+        } else if (static_cast<int>(found->second.size()) != count) {
             return what + ": " + cage.base().name + " is needed both " +
-                   std::to_string(found->second.size()) + "-way and " + want.text;
+                   std::to_string(found->second.size()) + "-way and " + wanted;
         }
         map.names[p.name] = found->second[static_cast<size_t>(std::max(lane, 0))].name;
     }
     return map;
 }
 
-json sonicBaseConfigDb(const Sku& sku, const std::map<std::string, BreakoutMode>& breakouts) {
+json sonicBaseConfigDb(const Sku& sku, const std::map<std::string, Breakout>& breakouts) {
     json db;
     // Placeholders: a real box fills these from its EEPROM and ONIE (hostname "sonic").
     db["DEVICE_METADATA"]["localhost"] = {{"hwsku", sku.name},
@@ -191,7 +230,7 @@ json sonicBaseConfigDb(const Sku& sku, const std::map<std::string, BreakoutMode>
         if (!sku.defaultModes.empty()) {
             auto m = breakouts.find(cage.base().name);
             auto d = sku.defaultModes.find(cage.base().name);
-            const std::string text = m != breakouts.end()          ? m->second.text
+            const std::string text = m != breakouts.end()          ? m->second.mode.text
                                      : d != sku.defaultModes.end() ? d->second.text
                                                                    : currentMode(cage).text;
             db["BREAKOUT_CFG"][cage.base().name] = {{"brkout_mode", text}};
@@ -218,14 +257,33 @@ json sonicBaseConfigDb(const Sku& sku, const std::map<std::string, BreakoutMode>
     return db;
 }
 
-std::map<std::string, BreakoutMode> breakoutsOf(const json& overlay) {
-    std::map<std::string, BreakoutMode> out;
-    if (!overlay.is_object() || !overlay.contains("BREAKOUT_CFG")) return out;
-    for (const auto& [port, row] : overlay["BREAKOUT_CFG"].items()) {
-        if (!row.is_object() || !row.contains("brkout_mode") || !row["brkout_mode"].is_string())
-            continue;
+json sonicBreakoutsJson(const std::map<std::string, Breakout>& breakouts) {
+    json out = json::object();
+    for (const auto& [port, b] : breakouts)
+        out[port] = {{"brkout_mode", b.mode.text}, {"speed", std::to_string(b.speedGbps * 1000L)}};
+    return out;
+}
+
+std::variant<std::map<std::string, Breakout>, std::string> parseSonicBreakouts(const json& j) {
+    std::map<std::string, Breakout> out;
+    if (!j.is_object()) return std::string("breakouts: not an object");
+    for (const auto& [port, row] : j.items()) {
+        const std::string where = "breakouts." + names::printable(port, 40);
+        if (!names::valid(port, names::Kind::Interface)) return where + ": not a port name";
+        if (!row.is_object() || !row.contains("brkout_mode") || !row["brkout_mode"].is_string() ||
+            !row.contains("speed") || !row["speed"].is_string())
+            return where + ": needs brkout_mode and speed (strings)";
         auto mode = parseBreakoutMode(row["brkout_mode"].get<std::string>());
-        if (auto* m = std::get_if<BreakoutMode>(&mode)) out[port] = *m;
+        if (auto* why = std::get_if<std::string>(&mode)) return where + ".brkout_mode: " + *why;
+        long mbps = 0;
+        const std::string speed = row["speed"].get<std::string>();
+        auto [end, ec] = std::from_chars(speed.data(), speed.data() + speed.size(), mbps);
+        const auto& m = std::get<BreakoutMode>(mode);
+        if (ec != std::errc() || end != speed.data() + speed.size() || mbps % 1000 != 0 ||
+            !m.runsAt(static_cast<int>(mbps / 1000)))
+            return where + ".speed: \"" + names::printable(speed) + "\" is not a speed " +
+                   m.text + " runs at (Mb/s)";
+        out[port] = Breakout{m, static_cast<int>(mbps / 1000)};
     }
     return out;
 }

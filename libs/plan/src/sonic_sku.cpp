@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "twinrail/common/names.h"
+#include "sonic_sku_internal.h"
 #include "twinrail/plan/sonic_sku.h"
 
 namespace twinrail::plan {
@@ -197,8 +198,8 @@ std::variant<std::vector<SkuPort>, SkuError> parsePortConfigIni(const std::strin
 }
 
 std::variant<BreakoutMode, std::string> parseBreakoutMode(const std::string& text) {
-    // <count>x<speed>G, optionally [<speed>G,...]. SONiC also has mixed modes
-    // ("1x400G(4)+2x200G(4)"); a plan never needs them.
+    // <count>x<speed>G, optionally [<speed>G,...], optionally (<lanes>): platform.json's
+    // keys. SONiC also has mixed modes ("1x400G(4)+2x200G(4)"); a plan never needs them.
     const std::string bad =
         "\"" + names::printable(text) + "\" is not a breakout mode like 4x200G or 1x800G[400G]";
     if (text.size() > 64) return bad;
@@ -212,6 +213,12 @@ std::variant<BreakoutMode, std::string> parseBreakoutMode(const std::string& tex
         mode.speedGbps > 3200)
         return bad;
     std::string rest = text.substr(g + 1);
+    if (auto open = rest.find('('); open != std::string::npos) {
+        if (rest.back() != ')' || !toInt(rest.substr(open + 1, rest.size() - open - 2), mode.lanes) ||
+            mode.lanes < 1 || mode.lanes > 16)
+            return bad;
+        rest.resize(open);
+    }
     if (rest.empty()) return mode;
     if (rest.size() < 3 || rest.front() != '[' || rest.back() != ']') return bad;
     std::stringstream in(rest.substr(1, rest.size() - 2));
@@ -226,12 +233,11 @@ std::variant<BreakoutMode, std::string> parseBreakoutMode(const std::string& tex
     return mode;
 }
 
-std::variant<std::map<std::string, BreakoutMode>, SkuError> parseHwskuJson(
-    const std::string& text, const std::string& file, const std::vector<SkuPort>& ports) {
+std::variant<nlohmann::json, SkuError> parseSkuJson(const std::string& text,
+                                                   const std::string& file) {
     if (text.size() > kMaxFileBytes) return SkuError{file + ": larger than 1 MiB"};
-    json j;
     try {
-        j = json::parse(text);
+        return json::parse(text);
     } catch (const json::parse_error& e) {
         auto [line, column] = lineColumn(text, e.byte > 0 ? e.byte - 1 : 0);
         return SkuError{at(file, line, column) + "not JSON"};
@@ -240,6 +246,18 @@ std::variant<std::map<std::string, BreakoutMode>, SkuError> parseHwskuJson(
         // fuzz/sonic_sku_fuzz. Refused, never a crash.
         return SkuError{file + ": not usable JSON (" + std::string(e.what()) + ")"};
     }
+}
+
+bool BreakoutMode::runsAt(int gbps) const {
+    return gbps == speedGbps ||
+           std::find(altSpeedsGbps.begin(), altSpeedsGbps.end(), gbps) != altSpeedsGbps.end();
+}
+
+std::variant<std::map<std::string, BreakoutMode>, SkuError> parseHwskuJson(
+    const std::string& text, const std::string& file, const std::vector<SkuPort>& ports) {
+    auto parsed = parseSkuJson(text, file);
+    if (auto* e = std::get_if<SkuError>(&parsed)) return *e;
+    const json& j = std::get<json>(parsed);
     if (!j.is_object() || !j.contains("interfaces") || !j["interfaces"].is_object())
         return SkuError{file + ": interfaces: missing, or not an object"};
     std::set<std::string> known;
@@ -265,15 +283,16 @@ std::variant<std::map<std::string, BreakoutMode>, SkuError> parseHwskuJson(
 std::variant<Sku, SkuError> skuFromTexts(const std::string& name, const std::string& portConfigIni,
                                          const std::string& iniFile, const std::string& hwskuJson,
                                          const std::string& jsonFile) {
-    Sku sku;
-    sku.name = name;
-    auto ports = parsePortConfigIni(portConfigIni, iniFile);
-    if (auto* e = std::get_if<SkuError>(&ports)) return *e;
-    sku.ports = std::move(std::get<std::vector<SkuPort>>(ports));
-    if (hwskuJson.empty()) return sku;
-    auto modes = parseHwskuJson(hwskuJson, jsonFile, sku.ports);
-    if (auto* e = std::get_if<SkuError>(&modes)) return *e;
-    sku.defaultModes = std::move(std::get<std::map<std::string, BreakoutMode>>(modes));
+    SkuTexts t;
+    t.name = name;
+    t.portConfigIni = portConfigIni;
+    t.iniFile = iniFile;
+    t.hwskuJson = hwskuJson;
+    t.jsonFile = jsonFile;
+    return skuFromFiles(t);
+}
+
+std::optional<SkuError> checkDefaultModes(const Sku& sku, const std::string& jsonFile) {
     // A default mode names a cage by its first port and must be the cage the ini describes.
     for (const auto& cage : physicalPorts(sku)) {
         for (const auto* row : cage.rows) {
@@ -292,7 +311,7 @@ std::variant<Sku, SkuError> skuFromTexts(const std::string& name, const std::str
             }
         }
     }
-    return sku;
+    return std::nullopt;
 }
 
 }  // namespace twinrail::plan

@@ -46,9 +46,9 @@ plan::Request defaultLabRequest(plan::Attach attach = plan::Attach::Bond);
 // (sonic_layout.h, docs/lab.md "SONiC layout"). The HWSKU of a switch model is
 // `hwskuDir` when given, else lab/hwsku/<model>, else the planner's libs/plan/hwsku/<model>.
 struct SonicLayout {
-    // Unset: kLabSonicRelease, or kSonicEvpnMhRelease for an evpn-mh plan (the first
-    // release whose models have EVPN_ETHERNET_SEGMENT).
-    std::optional<int> release;
+    // Unset: kLabSonicRelease, or master for an evpn-mh plan (the only release whose
+    // models have EVPN_ETHERNET_SEGMENT).
+    std::optional<plan::SonicRelease> release;
     std::string hwskuDir;
 };
 // The HWSKU directory the lab uses for `model` (throws SonicLayoutError when none exists).

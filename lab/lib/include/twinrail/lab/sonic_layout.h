@@ -20,16 +20,17 @@
 
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/plan.h"
+#include "twinrail/plan/sonic_release.h"
 #include "twinrail/plan/sonic_sku.h"
 
 namespace twinrail::lab {
 
-// The release the lab's switches run unless --sonic-release (or evpn-mh) says otherwise:
-// host routes reach BGP as SONiC before 202411 does it (ADVERTISE_NETWORK_TABLE, through
-// the lab's stand-in for bgpcfgd). From 202411 on it is `redistribute table-direct`, which
-// this machine's FRR 8.4 lacks: the lab's FRR takes the same table the older way
-// (labFrrConf).
-inline constexpr int kLabSonicRelease = 202405;
+// The release the lab's switches run unless --sonic-release (or evpn-mh: master) says
+// otherwise: the planner's default. From 202411 on host routes reach BGP by `redistribute
+// table-direct`, which this machine's FRR 8.4 lacks: the lab's FRR takes the same table
+// the older way (labFrrConf). Before 202411 (`--sonic-release 202405`, routed NICs) they
+// do as SONiC then did: ADVERTISE_NETWORK_TABLE, through the lab's stand-in for bgpcfgd.
+inline constexpr plan::SonicRelease kLabSonicRelease = plan::kSonicDefaultRelease;
 
 // A row of the overlay the lab cannot apply; the message names the table and key.
 struct SonicLayoutError : std::invalid_argument {
@@ -88,8 +89,9 @@ plan::Plan withSkuPortNames(const plan::Plan& plan,
                             const std::map<std::string, plan::PortMap>& portMaps);
 
 // The lab's record of the renaming (sonic.json in the lab's state directory):
-// {"nos": "sonic", "release": N, "ports": {switch: {planPort: EthernetN}}}.
-nlohmann::json sonicRecord(int release, const std::map<std::string, plan::PortMap>& portMaps);
+// {"nos": "sonic", "release": "<name>", "ports": {switch: {planPort: EthernetN}}}.
+nlohmann::json sonicRecord(plan::SonicRelease release,
+                           const std::map<std::string, plan::PortMap>& portMaps);
 // A port argument of a lab command (`fail NODE:PORT`): a plan name (swp3) becomes the
 // switch's EthernetN; an EthernetN name, or any port of a node the record does not
 // rename (a NIC, a Linux-layout lab: `record` null), stays as given.

@@ -1,7 +1,7 @@
 // ARS settings in the shape of SONiC's Local ARS tables (doc/ARS/Local_ARS_HLD.md, rev 1.4):
 // ARS_PROFILE, ARS_OBJECT, ARS_INTERFACES, ARS_NEXTHOPS, and packet spray as
 // SWITCH_HASH|GLOBAL ecmp_hash_algorithm RANDOM (sonic-hash.yang). twinrail's additions:
-//  - GLOBAL_ARS|<ars_obj_name> (proto/sonic-global-ars.yang): global ARS, FARE's rule on
+//  - GLOBAL_ARS|<ars_obj_name> (proto/linux/twinrail-global-ars.yang): global ARS, FARE's rule on
 //    that object (DatapathSettings::global), in a table of its own so that SONiC's tables
 //    keep SONiC's fields; field `enabled` (default true);
 //  - ARS_OBJECT assign_mode per_flowlet_random and per_packet_random, SAI's

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -13,47 +14,58 @@
 
 #include "twinrail/plan/evpn_mh.h"
 #include "twinrail/plan/plan.h"
+#include "twinrail/plan/sonic_release.h"
 #include "twinrail/plan/sonic_sku.h"
 
 namespace twinrail::plan {
 
-// From this release on (FRR 10.0.1 and later), `redistribute table-direct` exists and
-// host routes reach BGP without a copy in zebra's RIB (and so none over FPM).
-inline constexpr int kSonicTableDirectRelease = 202411;
-inline constexpr int kSonicDefaultRelease = 202505;
 // Rail r of a leaf is VLAN kSonicVlanBase + r (rails are at most gpusPerServer, and one
 // leaf holds one group, so the id is unique on the switch).
 inline constexpr int kSonicVlanBase = 1000;
-// EVPN-MH needs EVPN_ETHERNET_SEGMENT, whose YANG model (sonic-evpn.yang) is in SONiC's
-// master from 2026-05-27: `config reload` aborts on a table without a model, so the first
-// release branched after it.
-inline constexpr int kSonicEvpnMhRelease = 202611;
 // pathqd's quantisation when PATHQD|global sets no `levels` (quality.h QualityModel).
 inline constexpr int kPathqdDefaultLevels = 32;
 
+// How the switch sizes lossless buffers (DEVICE_METADATA|localhost buffer_model):
+// traditional (buffermgrd: pfc_enable, the port's speed and CABLE_LENGTH, looked up in the
+// SKU's pg_profile_lookup.ini) or dynamic (buffermgrd -a: lossless PGs are BUFFER_PG rows
+// with profile NULL; pfc_enable is never read).
+enum class SonicBufferModel { Traditional, Dynamic };
+
 struct SonicOptions {
-    int release = kSonicDefaultRelease;  // YYYYMM
+    SonicRelease release = kSonicDefaultRelease;
+    SonicBufferModel bufferModel = SonicBufferModel::Traditional;
 };
 
-// Why this plan cannot be expressed on SONiC, or nothing: routed NICs it cannot lay out,
-// or EVPN-MH on a release before kSonicEvpnMhRelease.
+// Why this plan cannot be expressed on SONiC, or nothing: a feature the release lacks
+// (sonic_release.h: the one gateway MAC of bonded hosts, EVPN-MH, ARS), routed NICs it
+// cannot lay out.
 std::optional<std::string> sonicRefusal(const Plan& plan, const SonicOptions& options = {});
+// The release checks of sonicRefusal alone, without the routed layout's (which
+// sonicSwitchConfig checks per switch).
+std::optional<std::string> sonicFeatureRefusal(const Plan& plan, const SonicOptions& options);
 
 // NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move checks an invariant
 struct SonicSwitchConfig {
-    nlohmann::json overlay;
+    nlohmann::json overlay;  // never PORT or BREAKOUT_CFG: SONiC's, from the SKU and DPB
     std::string frrConf;
+    // Cages to split with `config interface breakout` before the overlay is loaded (DPB
+    // does nothing when BREAKOUT_CFG already names the mode, so the overlay never does).
+    std::map<std::string, Breakout> breakouts;
 };
+// breakouts.json: {"<base port>": {"brkout_mode": "<platform.json key>", "speed":
+// "<Mb/s>"}}, what `twinrail sonic-apply` runs DPB with; and back (errors name the key).
+nlohmann::json sonicBreakoutsJson(const std::map<std::string, Breakout>& breakouts);
+std::variant<std::map<std::string, Breakout>, std::string> parseSonicBreakouts(
+    const nlohmann::json& j);
+// The ACL table and table type of static smart routing (--lb static; hostrouted's
+// APPL_DB rules go into it).
+inline constexpr const char* kSonicPinAcl = "TWINRAIL_PIN";
 // Errors name the switch and port (a port the HWSKU cannot give, a rail beyond the VLANs).
 std::variant<SonicSwitchConfig, std::string> sonicSwitchConfig(const Plan& plan, const Switch& sw,
                                                                const Sku& sku,
                                                                const SonicOptions& options);
 
-// The overlay as an RFC 6902 patch onto `base` (the switch's config_db.json, or
-// sonicBaseConfigDb()): `add /TABLE/key` per row (a table `base` lacks is added empty
-// first), and per field for rows `base` already has (DEVICE_METADATA|localhost keeps its
-// hwsku, mac and platform). Keys are escaped as RFC 6901 says (~ as ~0, / as ~1).
-nlohmann::json sonicPatch(const nlohmann::json& base, const nlohmann::json& overlay);
+// A CONFIG_DB key as an RFC 6901 JSON pointer token (~ as ~0, / as ~1).
 std::string jsonPointerToken(const std::string& key);
 
 // orchagent's IntfsOrch::setIntf rule: no two router interfaces of one VRF may carry

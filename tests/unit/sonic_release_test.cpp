@@ -1,0 +1,253 @@
+// Per-release conformance: every release twinrail-plan accepts is judged by that release's
+// own files (../shared/fixtures/sonic-releases/<release>, SONiC's sources byte for byte):
+// - the release table (libs/plan sonic_release.h) says what the release's files say: its FRR
+//   container's start lines, its names, and what its YANG models take;
+// - every seed plan's overlay that the release can carry validates against that release's
+//   model set plus only the models the package installs (its manifest's yang-modules), as
+//   `config reload` would judge it; what it cannot carry is refused by name.
+// Without ../shared the tests say so and stop, and fail under CI=true; the readers also run
+// on the tree's own small fixture (tests/fixtures/sonic-releases-own).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "plan_sonic_helpers.h"
+#include "sonic_release_facts.h"
+#include "twinrail/plan/sonic_release.h"
+#include "twinrail/plan/sonic_target.h"
+
+namespace plan = twinrail::plan;
+namespace fs = std::filesystem;
+namespace facts = twinrail::sonicrelease_test;
+using nlohmann::json;
+using twinrail::plansonic_test::build;
+using twinrail::plansonic_test::catalogSku;
+
+namespace {
+
+const fs::path kReleases = TWINRAIL_SONIC_RELEASES;
+const fs::path kOwnRelease = TWINRAIL_OWN_RELEASES;
+const fs::path kProto = TWINRAIL_PROTO_DIR;
+const fs::path kManifestIn = TWINRAIL_MANIFEST_IN;
+
+bool haveShared() {
+    if (fs::exists(kReleases / "README.md")) return true;
+    twinrail::plansonic_test::sharedMissing(kReleases.string());
+    return false;
+}
+
+fs::path dirOf(plan::SonicRelease r) {
+    return kReleases / plan::sonicReleaseName(r);
+}
+
+// The YANG modules the package installs (manifest.in.json "yang-modules"), alone in a
+// fresh folder: what sonic-package-manager adds to the switch's models.
+fs::path packageModels() {
+    static const fs::path dir = [] {
+        const fs::path d = fs::temp_directory_path() /
+                           ("twinrail-package-yang-" + std::to_string(::getpid()));
+        fs::create_directories(d);
+        auto manifest = json::parse(facts::slurp(kManifestIn));
+        for (const auto& m : manifest["yang-modules"]) {
+            const std::string name = m.get<std::string>() + ".yang";
+            fs::copy_file(kProto / name, d / name, fs::copy_options::overwrite_existing);
+        }
+        return d;
+    }();
+    return dir;
+}
+
+// A factory-default switch of the catalog's CX864E-N with VLAN 1000, as a probe's base.
+json probeBase() {
+    json db = plan::sonicBaseConfigDb(catalogSku("CX864E-N"));
+    db["VLAN"]["Vlan1000"] = {{"vlanid", "1000"}};
+    return db;
+}
+
+json with(json db, const json& rows) {
+    db.merge_patch(rows);
+    return db;
+}
+
+}  // namespace
+
+// The FRR container: bgpd's vty TCP port is open exactly where the table says, and the
+// container twinrail's daemons exec vtysh in is the one the release runs FRR in.
+TEST(SonicRelease, TheFrrContainerIsAsEachReleaseStartsIt) {
+    if (!haveShared()) return;
+    for (auto r : plan::sonicReleases()) {
+        SCOPED_TRACE(plan::sonicReleaseName(r));
+        const auto bgpd = facts::frrCommandLines(dirOf(r), "bgpd");
+        const auto zebra = facts::frrCommandLines(dirOf(r), "zebra");
+        ASSERT_FALSE(bgpd.empty());
+        ASSERT_FALSE(zebra.empty());
+        for (const auto& line : bgpd) {
+            EXPECT_EQ(line.find("-P 0") == std::string::npos, plan::sonicFeatures(r).bgpdVtyPort)
+                << line;
+            EXPECT_NE(line.find("-A 127.0.0.1"), std::string::npos) << line;
+            // vtysh in the container finds bgpd's vty socket where it always is.
+            EXPECT_EQ(line.find("--vty_socket"), std::string::npos) << line;
+        }
+        for (const auto& line : zebra) EXPECT_EQ(line.find("-P 0"), std::string::npos) << line;
+        EXPECT_EQ(facts::fpmFrrRule(dirOf(r), "CONTAINER_NAME"), "bgp");
+        EXPECT_EQ(facts::fpmFrrRule(dirOf(r), "PACKAGE_NAME"), "fpm-frr");
+    }
+}
+
+// What the release's models take, probed with one row each against that release's set.
+TEST(SonicRelease, TheTableSaysWhatEachReleasesModelsTake) {
+    if (!haveShared()) return;
+    const json base = probeBase();
+    for (auto r : plan::sonicReleases()) {
+        SCOPED_TRACE(plan::sonicReleaseName(r));
+        const plan::SonicFeatures& f = plan::sonicFeatures(r);
+        facts::ReleaseModels models(facts::modelDirs(dirOf(r)));
+        ASSERT_EQ(models.check(base), std::vector<std::string>{});
+        EXPECT_EQ(models.accepts(with(base, {{"VLAN_INTERFACE",
+                                              {{"Vlan1000", {{"mac_addr", "00:00:5e:00:01:01"}}}}}})),
+                  f.vlanInterfaceMacAddr);
+        EXPECT_EQ(models.accepts(with(
+                      base, {{"SAG", {{"GLOBAL", {{"gateway_mac", "00:00:5e:00:01:01"}}}}},
+                             {"VLAN_INTERFACE",
+                              {{"Vlan1000", {{"static_anycast_gateway", "true"}}}}}})),
+                  f.staticAnycastGateway);
+        EXPECT_EQ(models.schema.table("EVPN_ETHERNET_SEGMENT") != nullptr, f.evpnMultihoming);
+        for (const char* t : {"ARS_PROFILE", "ARS_OBJECT", "ARS_INTERFACES"})
+            EXPECT_EQ(models.schema.table(t) != nullptr, f.localArs) << t;
+        EXPECT_EQ(models.accepts(with(base, {{"DEVICE_METADATA",
+                                              {{"localhost", {{"type", "BackEndSpineRouter"}}}}}})),
+                  f.backEndSpineRouter);
+        EXPECT_EQ(models.accepts(with(base, {{"SWITCH_HASH",
+                                              {{"GLOBAL", {{"ecmp_hash_algorithm", "RANDOM"}}}}}})),
+                  f.randomEcmpHash);
+        // What every release must take for twinrail's leaves at all.
+        EXPECT_TRUE(models.accepts(with(
+            base, {{"DEVICE_METADATA",
+                    {{"localhost", {{"type", "BackEndLeafRouter"}, {"resource_type", "ComputeAI"}}}}}})));
+    }
+}
+
+// The readers on the tree's own fixture: a fresh clone checks the same code.
+TEST(SonicRelease, TheReadersOnTheTreesOwnFixture) {
+    const auto bgpd = facts::frrCommandLines(kOwnRelease, "bgpd");
+    ASSERT_EQ(bgpd.size(), 2U);
+    EXPECT_EQ(bgpd[0], "-A 127.0.0.1 -P 0 -M bmp");
+    EXPECT_EQ(facts::fpmFrrRule(kOwnRelease, "CONTAINER_NAME"), "bgp");
+    EXPECT_EQ(facts::fpmFrrRule(kOwnRelease, "PACKAGE_NAME"), "fpm-frr");
+    EXPECT_EQ(facts::fpmFrrRule(kOwnRelease, "NO_SUCH"), "");
+}
+
+// Every seed plan that a release can carry passes that release's models plus the
+// package's alone; the rest is refused, naming the feature, exactly where the table says.
+// Plane 1's switches (plane 2's differ in addresses only); a leaf for every (seed, attach,
+// lb), a spine for every (seed, lb) (a spine's rows do not depend on how hosts attach).
+class SonicReleaseOverlays : public testing::TestWithParam<plan::SonicRelease> {};
+
+TEST_P(SonicReleaseOverlays, EverySeedOverlayPassesItsReleasesModels) {
+    if (!haveShared()) return;
+    struct Seed {
+        std::string model;
+        int gpus;
+    };
+    const Seed seeds[] = {{"CX864E-N", 512}, {"CX864E-N", 2048}, {"CX864E-N", 16384},
+                          {"CX732Q-N", 256}, {"CX732Q-N", 1024}};
+    const plan::SonicRelease r = GetParam();
+    const plan::SonicOptions options{r};
+    const plan::SonicFeatures& f = plan::sonicFeatures(r);
+    const auto start = std::chrono::steady_clock::now();
+    auto dirs = facts::modelDirs(dirOf(r));
+    dirs.push_back(packageModels());
+    facts::ReleaseModels models(dirs);
+    size_t checked = 0;
+    size_t refused = 0;
+    for (const Seed& seed : seeds) {
+        const plan::Sku sku = catalogSku(seed.model);
+        std::set<std::string> spinesDone;  // by lb
+        for (auto attach : {plan::Attach::Bond, plan::Attach::Routed, plan::Attach::EvpnMh}) {
+            for (auto lb : {plan::Request::Lb::Ecmp, plan::Request::Lb::Static,
+                            plan::Request::Lb::Spray}) {
+                if (attach == plan::Attach::EvpnMh && lb == plan::Request::Lb::Static)
+                    continue;  // EVPN-MH pins nothing
+                auto p = build(seed.model, seed.gpus, attach, lb);
+                const bool canCarry =
+                    (attach != plan::Attach::Bond || f.vlanInterfaceMacAddr ||
+                     f.staticAnycastGateway) &&
+                    (attach != plan::Attach::EvpnMh || f.evpnMultihoming);
+                const std::string what = seed.model + " " + std::to_string(seed.gpus) + " " +
+                                         plan::attachName(attach) + " " + plan::lbName(lb);
+                auto why = plan::sonicRefusal(p, options);
+                EXPECT_EQ(!why.has_value(), canCarry) << what << ": " << why.value_or("");
+                if (why) {
+                    EXPECT_NE(why->find("on SONiC " + plan::sonicReleaseName(r)),
+                              std::string::npos)
+                        << *why;
+                    ++refused;
+                    continue;
+                }
+                for (const auto& sw : p.switches) {
+                    if (sw.index != 1 || sw.plane != 1) continue;
+                    if (sw.spine && !spinesDone.insert(plan::lbName(lb)).second) continue;
+                    auto c = plan::sonicSwitchConfig(p, sw, sku, options);
+                    ASSERT_TRUE(std::holds_alternative<plan::SonicSwitchConfig>(c))
+                        << what << ": " << std::get<std::string>(c);
+                    const auto& cfg = std::get<plan::SonicSwitchConfig>(c);
+                    auto merged = twinrail::sonic::mergeConfigDb(
+                        plan::sonicBaseConfigDb(sku, cfg.breakouts), cfg.overlay);
+                    EXPECT_EQ(models.check(merged.merged), std::vector<std::string>{})
+                        << what << " " << sw.name;
+                    ++checked;
+                }
+            }
+        }
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    std::cout << plan::sonicReleaseName(r) << ": validated " << checked
+              << " switch overlays against the release's models and the package's, " << refused
+              << " plans refused by name, in " << ms << " ms\n";
+    EXPECT_EQ(checked + refused, 55U);  // 5 seeds x (8 leaf shapes + 3 spines)
+}
+
+INSTANTIATE_TEST_SUITE_P(EachRelease, SonicReleaseOverlays, testing::ValuesIn(plan::sonicReleases()),
+                         [](const testing::TestParamInfo<plan::SonicRelease>& i) {
+                             return "R" + plan::sonicReleaseName(i.param);
+                         });
+
+// The check is not blind: an overlay with one of the faults SONiC refuses is caught.
+TEST(SonicRelease, FaultsInAnOverlayAreCaught) {
+    if (!haveShared()) return;
+    auto dirs = facts::modelDirs(dirOf(plan::kSonicDefaultRelease));
+    dirs.push_back(packageModels());
+    facts::ReleaseModels models(dirs);
+    auto p = build("CX864E-N", 512);
+    const plan::Sku sku = catalogSku("CX864E-N");
+    const auto cfg = std::get<plan::SonicSwitchConfig>(
+        plan::sonicSwitchConfig(p, p.switches.front(), sku, {}));
+    const json base = plan::sonicBaseConfigDb(sku, cfg.breakouts);
+    auto check = [&](const std::function<void(json&)>& fault) {
+        json o = cfg.overlay;
+        fault(o);
+        return models.check(twinrail::sonic::mergeConfigDb(base, o).merged);
+    };
+    ASSERT_EQ(check([](json&) {}), std::vector<std::string>{});
+    // A member port the SKU does not have (a leafref to PORT).
+    EXPECT_FALSE(check([](json& o) {
+                     o["VLAN_MEMBER"]["Vlan1001|Ethernet9999"] = {{"tagging_mode", "untagged"}};
+                 }).empty());
+    // One of our fields out of its range.
+    auto bad = check([](json& o) { o["HOSTROUTED"]["global"]["route_table"] = "4000"; });
+    ASSERT_FALSE(bad.empty());
+    EXPECT_NE(bad.front().find("HOSTROUTED"), std::string::npos) << bad.front();
+    // A table nobody models, as config reload refuses it; and planesteer's, which the
+    // package does not install on a switch.
+    for (const char* table : {"TWINRAIL_NEW_TABLE", "PLANESTEER_BOND"}) {
+        auto unmodelled = check([table](json& o) { o[table]["x"] = {{"a", "b"}}; });
+        ASSERT_EQ(unmodelled.size(), 1U) << table;
+        EXPECT_NE(unmodelled.front().find("missing yang models"), std::string::npos);
+    }
+}
