@@ -51,7 +51,7 @@ cmake --build build-fuzz --target fuzz_all -j"$(nproc)" >build-fuzz/build.log 2>
 # the largest real seed.
 declare -A MAXLEN=([int_report]=4200 [int_shim]=1100 [netlink_decode]=4096 [netlink_stats]=4096
     [hostrouted_config]=4096 [pathqd_config]=4096 [plan]=8192 [running_config]=2048
-    [echo_frame]=1600 [evpn_view]=8192 [sonic_sku]=8192 [vty_reply]=4096
+    [echo_frame]=1600 [evpn_view]=8192 [sonic_sku]=8192 [docker_stream]=4096
     [sonic_check]=8192)
 targets=()
 for bin in build-fuzz/fuzz/*_fuzz; do

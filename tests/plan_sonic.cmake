@@ -24,5 +24,6 @@ target_compile_definitions(sonic_release_tests PRIVATE
   TWINRAIL_PROTO_DIR="${CMAKE_SOURCE_DIR}/proto"
   TWINRAIL_MANIFEST_IN="${CMAKE_SOURCE_DIR}/packaging/sonic/manifest.in.json"
   TWINRAIL_OWN_RELEASES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures/sonic-releases-own"
+  TWINRAIL_SONIC_SHARED_HWSKU="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-yang/hwsku"
   TWINRAIL_SONIC_RELEASES="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-releases")
 gtest_discover_tests(sonic_release_tests PROPERTIES LABELS unit)

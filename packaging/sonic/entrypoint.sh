@@ -9,18 +9,25 @@
 #   - Redis: /var/run/redis (mounted by sonic-package-manager's container script) holds
 #     database_config.json and the unix socket, group redis 0760 on the host. The socket's
 #     group id is the host's, not this image's: twinrail joins a group of that id.
-#   - FRR: the daemons talk to bgpd and zebra in the bgp container over their vty TCP
-#     ports on 127.0.0.1, with the password in /etc/sonic/twinrail/frr-vty-password on the
-#     host (root, mode 0600). It is copied to the tmpfs /run/twinrail for user twinrail.
+#   - FRR: the daemons run vtysh in the bgp container through the Docker Engine API, as
+#     SONiC's own host vtysh does (docs/sonic.md: bgpd's vty TCP port is closed from 202505
+#     on). /var/run/docker.sock is mounted by the manifest; its group id is the host's, and
+#     twinrail joins a group of that id, as for Redis.
 # Exit codes: 78 (EX_CONFIG) when the host is not set up as above.
 set -euo pipefail
 
 readonly DB_CONFIG=/var/run/redis/sonic-db/database_config.json
-readonly HOST_PASSWORD=/etc/sonic/twinrail/frr-vty-password
-readonly PASSWORD=/run/twinrail/frr-vty-password
+readonly DOCKER_SOCKET=/var/run/docker.sock
+readonly FRR_CONTAINER=${TWINRAIL_FRR_CONTAINER:-bgp}
 readonly USER_NAME=twinrail
 
 log() { echo "twinrail-entrypoint: $*" >&2; }
+
+# It goes into the daemons' command lines (supervisord splits them on spaces): a name only.
+case "$FRR_CONTAINER" in
+    '' | [!a-zA-Z0-9]* | *[!a-zA-Z0-9_.-]*)
+        log "TWINRAIL_FRR_CONTAINER \"$FRR_CONTAINER\": not a container name"; exit 78 ;;
+esac
 
 if [ ! -r "$DB_CONFIG" ]; then
     log "$DB_CONFIG: missing; is /var/run/redis mounted (single-ASIC SONiC)?"
@@ -30,37 +37,35 @@ fi
 # The Redis socket named in database_config.json's INSTANCES (redis.sock on SONiC).
 socket=$(sed -n 's/.*"unix_socket_path"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' "$DB_CONFIG" |
          head -n 1)
-if [ -n "$socket" ] && [ -S "$socket" ]; then
-    gid=$(stat -c %g "$socket")
+# Joins user twinrail to the group that owns socket $1 (a group of that id, made when the
+# image has none).
+join_socket_group() {
+    local gid group
+    gid=$(stat -c %g "$1")
     case "$gid" in
-        '' | *[!0-9]*) log "$socket: no numeric group id"; exit 78 ;;
+        '' | *[!0-9]*) log "$1: no numeric group id"; exit 78 ;;
     esac
     group=$(getent group "$gid" | cut -d: -f1 || true)
     if [ -z "$group" ]; then
-        group=sonic-redis
+        group="$2"
         groupadd --gid "$gid" "$group"
     fi
     usermod --append --groups "$group" "$USER_NAME"
+}
+
+if [ -n "$socket" ] && [ -S "$socket" ]; then
+    join_socket_group "$socket" sonic-redis
 else
     log "no Redis unix socket in $DB_CONFIG; the daemons will use TCP"
 fi
 
-# FRR's vty password. Without it the daemons run without FRR: hostrouted still routes
-# hosts (bgpcfgd advertises them from STATE_DB), pathqd measures but publishes nothing.
-frr_options="--no-frr-check"
-if [ -f "$HOST_PASSWORD" ]; then
-    mode=$(stat -c %a "$HOST_PASSWORD")
-    if [ "$((8#$mode & 8#077))" -ne 0 ]; then
-        log "$HOST_PASSWORD: mode $mode; must not be readable by group or others (chmod 600)"
-        exit 78
-    fi
-    install -d -m 0750 -o root -g "$USER_NAME" /run/twinrail
-    install -m 0400 -o "$USER_NAME" -g "$USER_NAME" "$HOST_PASSWORD" "$PASSWORD"
-    # The daemons' vty-TCP FRR channel (libs/frr, makeVtyTcpFrr).
-    frr_options="--frr vty-tcp --frr-password-file $PASSWORD"
-else
-    log "$HOST_PASSWORD: missing; running without FRR (pathqd publishes no weights)"
+# FRR: vtysh in the bgp container. Without the Docker socket the daemons cannot reach FRR
+# at all, which the manifest never allows: refused, not run half-blind.
+if [ ! -S "$DOCKER_SOCKET" ]; then
+    log "$DOCKER_SOCKET: not mounted; the daemons reach FRR in the $FRR_CONTAINER container through it"
+    exit 78
 fi
-export TWINRAIL_FRR_OPTS="$frr_options"
+join_socket_group "$DOCKER_SOCKET" sonic-docker
+export TWINRAIL_FRR_OPTS="--frr docker --frr-container $FRR_CONTAINER --docker-socket $DOCKER_SOCKET"
 
 exec /usr/bin/supervisord --nodaemon --configuration /etc/supervisor/supervisord.conf

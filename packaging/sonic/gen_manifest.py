@@ -4,9 +4,8 @@
 Everything comes from the files the .deb is built from, so the two cannot drift:
   - name and version: the first line of debian/changelog;
   - description: the synopsis of `Package: twinrail` in debian/control;
-  - init-cfg (HOSTROUTED|global, PATHQD|global): what etc/twinrail/<daemon>.json (what the
-    .deb installs) and the SONiC overrides of packaging/sonic/manifest.in.json change from
-    the schema defaults of proto/<daemon>_config.schema.json (see init_cfg());
+  - no init-cfg: sonic-package-manager writes each of its fields over CONFIG_DB's at every
+    install and upgrade, which would undo the plan's rows (manifest.in.json "//init-cfg");
   - the YANG labels: proto/<module>.yang, byte for byte;
   - the rest (depends, service, container, processes, cli): manifest.in.json.
 
@@ -22,9 +21,6 @@ import re
 import sys
 
 EX_USAGE, EX_DATAERR, EX_NOINPUT, EX_CANTCREAT = 64, 65, 66, 73
-
-# The daemons in this package and the CONFIG_DB table whose `global` row init-cfg sets.
-DAEMON_TABLES = (("hostrouted", "HOSTROUTED"), ("pathqd", "PATHQD"))
 
 # SemVer 2.0 core (sonic-package-manager parses versions with semantic_version). A Debian
 # revision ("0.1.0-1") would read as a pre-release, older than 0.1.0: refused, not mapped.
@@ -90,71 +86,6 @@ def control_synopsis(path, package):
     raise InputError(EX_DATAERR, f"{path}: no 'Description:' for Package: {package}")
 
 
-def config_db_string(value, where):
-    """CONFIG_DB holds strings: a schema default of another JSON type is written as one."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    if isinstance(value, str):
-        return value
-    raise InputError(EX_DATAERR, f"{where}: default is a {type(value).__name__}, not a scalar")
-
-
-def schema_defaults(path, table):
-    """Every field of <table>|global with a `default` in the JSON Schema, as strings.
-
-    An empty default means "not set" (evpn_peer, int_interface...): left out, since the
-    YANG types of such fields (an address, an interface) do not accept "".
-    """
-    schema = read_json(path)
-    try:
-        fields = schema["properties"][table]["properties"]["global"]["properties"]
-    except (KeyError, TypeError) as err:
-        raise InputError(EX_DATAERR, f"{path}: no properties.{table}.properties.global") from err
-    defaults = {}
-    for field, spec in fields.items():
-        if isinstance(spec, dict) and "default" in spec:
-            value = config_db_string(spec["default"], f"{path}: {table}|global {field}")
-            if value != "":
-                defaults[field] = value
-    return defaults
-
-
-def etc_global(path, table):
-    """The `global` row of `table` in an etc/twinrail/<daemon>.json (config_db.json shape)."""
-    doc = read_json(path)
-    row = doc.get(table, {}).get("global") if isinstance(doc, dict) else None
-    if not isinstance(row, dict):
-        raise InputError(EX_DATAERR, f"{path}: no {table}.global object")
-    return {k: config_db_string(v, f"{path}: {table}|global {k}") for k, v in row.items()}
-
-
-def init_cfg(source_dir, overrides):
-    """HOSTROUTED|global and PATHQD|global: the fields whose value on SONiC differs from the
-    daemon's own default (the schema's).
-
-    The value on SONiC is the schema default, then etc/twinrail/<daemon>.json (what the .deb
-    ships), then the SONiC overrides. Only the fields that differ go into init-cfg, because
-    sonic-package-manager writes every init-cfg field over the operator's value at each
-    install and upgrade (service_creator/creator.py set_initial_config: the existing row,
-    update()d with init-cfg). A field the daemon defaults the same way needs no row.
-    """
-    cfg = {}
-    for daemon, table in DAEMON_TABLES:
-        defaults = schema_defaults(
-            os.path.join(source_dir, "proto", f"{daemon}_config.schema.json"), table)
-        row = dict(defaults)
-        row.update(etc_global(os.path.join(source_dir, "etc", "twinrail", f"{daemon}.json"), table))
-        extra = overrides.get(table, {}).get("global", {})
-        row.update({k: config_db_string(v, f"init-cfg-sonic {table}|global {k}")
-                    for k, v in extra.items()})
-        changed = {k: v for k, v in row.items() if v != "" and defaults.get(k) != v}
-        if changed:
-            cfg[table] = {"global": dict(sorted(changed.items()))}
-    return cfg
-
-
 def yang_labels(yang_dir, modules):
     """{"com.azure.sonic.yang-module.<module>": text of <yang_dir>/<module>.yang}."""
     labels = {}
@@ -185,12 +116,12 @@ def build(source_dir, yang_dir, template_path):
         raise InputError(EX_DATAERR, f"{template_path}: not a JSON object")
     name, version = changelog_name_version(os.path.join(source_dir, "debian", "changelog"))
     description = control_synopsis(os.path.join(source_dir, "debian", "control"), name)
-    overrides = template.pop("init-cfg-sonic", {})
+    if "init-cfg-sonic" in template or "init-cfg" in template.get("package", {}):
+        raise InputError(EX_DATAERR, f"{template_path}: init-cfg: none, ever (see its //init-cfg)")
     modules = template.pop("yang-modules", [])
     manifest = template
     package = manifest.setdefault("package", {})
-    package.update({"name": name, "version": version, "description": description,
-                    "init-cfg": init_cfg(source_dir, overrides)})
+    package.update({"name": name, "version": version, "description": description})
     manifest.setdefault("service", {})["name"] = name
     labels = {"com.azure.sonic.manifest": json.dumps(manifest, sort_keys=True)}
     labels.update(yang_labels(yang_dir, modules))

@@ -16,6 +16,7 @@
 
 #include "lab_fixture.h"
 #include "twinrail/lab/fabric.h"
+#include "twinrail/lab/frr_container.h"
 #include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
@@ -92,10 +93,24 @@ TEST_F(SonicLab, SmokeOnTheSonicLayout) {
     EXPECT_EQ(redis("p1-leaf1", "4", {"HGET", "VLAN_INTERFACE|Vlan1001", "proxy_arp"}),
               "enabled\n");
     EXPECT_EQ(redis("p1-leaf1", "4", {"HGET", "PATHQD|global", "source"}), "linux\n");
+    // FRR as the release runs it: in the switch's bgp container, bgpd's vty TCP port closed
+    // (-P 0, 202505), its vty sockets only in the container; the daemons reach it through
+    // Docker, as SONiC's host vtysh does.
+    const std::string leafNs = lab::PlanLab::nsPrefix(name_) + "p1-leaf1";
+    EXPECT_TRUE(lab::frrInContainer(leafNs));
+    EXPECT_EQ(lab::run({"docker", "inspect", lab::frrContainerName(leafNs)}).rc, 0);
+    EXPECT_NE(lab::inNodeRun(name_, "p1-leaf1",
+                             {"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/2605"}).rc,
+              0)
+        << "bgpd's vty TCP port answered";
+    EXPECT_FALSE(fs::exists("/var/run/frr/" + leafNs + "/bgpd.vty"));
     for (auto s : {lab::Service::Hostrouted, lab::Service::Pathqd}) {
         auto cmd = cmdlineOf(name_, "p1-leaf1", s);
         EXPECT_NE(cmd.find("--db-config"), std::string::npos) << cmd;
         EXPECT_EQ(cmd.find("--redis-socket"), std::string::npos) << cmd;
+        EXPECT_NE(cmd.find("--frr docker --frr-container " + lab::frrContainerName(leafNs)),
+                  std::string::npos)
+            << cmd;
     }
 
     // Every NIC to every NIC, both directions pinned to each plane in turn.
@@ -109,17 +124,13 @@ TEST_F(SonicLab, SmokeOnTheSonicLayout) {
         for (const auto& nic : srv.nics) {
             const std::string host = nic.address + "/32";
             for (const auto& np : nic.ports) {
-                EXPECT_TRUE(lab::waitUntil(
-                    [&] {
-                        return redis(np.leaf, "6", {"EXISTS", "ADVERTISE_NETWORK_TABLE|" + host}) ==
-                               "1\n";
-                    },
-                    5s, 100ms))
-                    << np.leaf << " " << host;
-                auto bgp = nlohmann::json::parse(
-                    sh(np.leaf, {"vtysh", "-N", lab::PlanLab::nsPrefix(name_) + np.leaf, "-c",
-                                 "show bgp ipv4 unicast " + host + " json"}),
-                    nullptr, false);
+                // From 202411 hostrouted's table goes to BGP as table-direct (the lab's FRR
+                // 8.4 as redistribute table): no ADVERTISE_NETWORK_TABLE rows.
+                EXPECT_EQ(redis(np.leaf, "6", {"EXISTS", "ADVERTISE_NETWORK_TABLE|" + host}),
+                          "0\n");
+                lab::Argv show = lab::vtyshFor(lab::PlanLab::nsPrefix(name_) + np.leaf);
+                show.insert(show.end(), {"-c", "show bgp ipv4 unicast " + host + " json"});
+                auto bgp = nlohmann::json::parse(lab::run(show).out, nullptr, false);
                 EXPECT_TRUE(!bgp.is_discarded() && bgp.contains("paths") && !bgp["paths"].empty())
                     << np.leaf << " has no BGP route " << host;
                 const std::string spine = "p" + std::to_string(np.plane) + "-spine1";
@@ -181,7 +192,7 @@ TEST_F(SonicLab, SmokeOnTheSonicLayout) {
         sh("p1-leaf1", {"sysctl", "-qw", "net.ipv4.conf.Vlan1001." + k + "=" + v});
 
     // A member port goes down (given by its plan name): p1-leaf1 withdraws the host from
-    // its table, the advertiser's `no network`, and p1-spine1's kernel loses the route.
+    // its table, BGP with it, and p1-spine1's kernel loses the route.
     ASSERT_TRUE(kernelRoute("p1-spine1", "10.128.0.2"));
     const auto down = std::chrono::steady_clock::now();
     lab::failNode(name_, "p1-leaf1:swp1");
@@ -261,7 +272,10 @@ TEST_F(SonicLab, SmokeOnTheSonicLayout) {
 TEST_F(SonicLab, RoutedNicsOnTheSonicLayout) {
     auto built = plan::buildPlan(lab::defaultLabRequest(plan::Attach::Routed));
     ASSERT_TRUE(std::holds_alternative<plan::Plan>(built));
-    lab::PlanLab l(name_, std::get<plan::Plan>(built), binaries(), lab::SonicLayout{});
+    // 202405: before table-direct (FRR 8.5): host routes go to BGP as SONiC then did, as
+    // ADVERTISE_NETWORK_TABLE rows that bgpcfgd (the lab's stand-in) turns into `network`.
+    lab::PlanLab l(name_, std::get<plan::Plan>(built), binaries(),
+                   lab::SonicLayout{plan::SonicRelease::R202405, ""});
     ASSERT_NO_THROW(l.up());
     const plan::Plan& p = l.plan();
     const auto record = lab::labSonicRecord(name_);
@@ -285,6 +299,12 @@ TEST_F(SonicLab, RoutedNicsOnTheSonicLayout) {
         [&] {
             auto t = table10("p1-leaf1");
             return t.count("10.128.0.2") == 1 && t.count("10.128.0.3") == 1;
+        },
+        5s, 100ms));
+    EXPECT_TRUE(lab::waitUntil(
+        [&] {
+            return redis("p1-leaf1", "6", {"EXISTS", "ADVERTISE_NETWORK_TABLE|10.128.0.2/32"}) ==
+                   "1\n";
         },
         5s, 100ms));
 

@@ -21,7 +21,6 @@ namespace {
 
 using namespace twinrail::sonic_package_test;
 
-const fs::path kYangStubs = kSource / "tests" / "fixtures" / "sonic-yang-stubs";
 
 // --- sonic-package-manager's schema, as the fixture encodes it ---------------------------
 
@@ -142,36 +141,17 @@ TEST(SonicManifest, NameVersionAndDescriptionComeFromDebian) {
               control.substr(description, control.find('\n', description) - description));
 }
 
-// init-cfg holds what SONiC needs beyond the daemons' own defaults, and nothing else: the
-// package manager writes each of its fields over the operator's at every install and upgrade.
-TEST(SonicManifest, InitCfgIsWhatEtcAndTheSonicOverridesChangeFromTheDefaults) {
+// No init-cfg: nothing for sonic-package-manager to write at install or upgrade.
+TEST(SonicManifest, HasNoInitCfg) {
     TempDir dir;
-    json cfg = generatedManifest(dir)["package"]["init-cfg"];
-    json overrides = json::parse(readFile(kPackaging / "manifest.in.json"))["init-cfg-sonic"];
-    for (const auto& [daemon, table] :
-         {std::pair{"hostrouted", "HOSTROUTED"}, {"pathqd", "PATHQD"}}) {
-        json etc =
-            json::parse(readFile(kSource / "etc" / "twinrail" / (std::string(daemon) + ".json")));
-        json schema = json::parse(
-            readFile(kSource / "proto" / (std::string(daemon) + "_config.schema.json")));
-        const json& fields = schema["properties"][table]["properties"]["global"]["properties"];
-        auto asString = [](const json& v) {
-            return v.is_string() ? v.get<std::string>() : v.dump();
-        };
-        auto defaultOf = [&](const std::string& field) {
-            return fields.contains(field) && fields[field].contains("default")
-                       ? asString(fields[field]["default"])
-                       : std::string();
-        };
-        json expected = json::object();
-        for (const auto& [field, value] : etc[table]["global"].items())
-            if (asString(value) != defaultOf(field)) expected[field] = asString(value);
-        for (const auto& [field, value] : overrides[table]["global"].items())
-            if (asString(value) != defaultOf(field)) expected[field] = asString(value);
-        ASSERT_FALSE(expected.empty()) << table;  // platform/source sonic are never defaults
-        EXPECT_EQ(cfg[table]["global"], expected) << table;
-    }
-    EXPECT_EQ(cfg.size(), 2U) << cfg.dump();
+    json manifest = generatedManifest(dir);
+    EXPECT_FALSE(manifest["package"].contains("init-cfg")) << manifest["package"].dump();
+    json templ = json::parse(readFile(kPackaging / "manifest.in.json"));
+    templ["package"]["init-cfg"] = {{"HOSTROUTED", {{"global", {{"platform", "sonic"}}}}}};
+    writeFile(dir.path() / "template.json", templ.dump());
+    RunResult refused = generate(dir.path(), {"--template", (dir.path() / "template.json").string()});
+    EXPECT_EQ(refused.exit, 65);
+    EXPECT_NE(refused.out.find("init-cfg: none, ever"), std::string::npos) << refused.out;
 }
 
 TEST(SonicManifest, LabelsCarryTheManifestAndEachYangModuleByteForByte) {
@@ -231,14 +211,6 @@ TEST(SonicManifest, GeneratorRefusesBadSourcesNamingTheFile) {
         << revision.out;
     writeFile(src / "debian" / "changelog", changelog);
 
-    writeFile(src / "etc" / "twinrail" / "pathqd.json", "{\"PATHQD\": ");
-    RunResult broken = generate(dir.path(), fixtureYang);
-    EXPECT_EQ(broken.exit, 65);
-    EXPECT_NE(broken.out.find("etc/twinrail/pathqd.json: not JSON"), std::string::npos)
-        << broken.out;
-    fs::copy_file(kSource / "etc/twinrail/pathqd.json", src / "etc/twinrail/pathqd.json",
-                  fs::copy_options::overwrite_existing);
-
     RunResult noYang = generate(
         dir.path(), {"--source-dir", src.string(), "--yang-dir", (dir.path() / "none").string()});
     EXPECT_EQ(noYang.exit, 66);
@@ -253,29 +225,6 @@ TEST(SonicManifest, GeneratorRefusesBadSourcesNamingTheFile) {
     EXPECT_EQ(misnamed.exit, 65);
     EXPECT_NE(misnamed.out.find("does not declare 'module sonic-misnamed {'"), std::string::npos)
         << misnamed.out;
-}
-
-// Install validates init-cfg through the package's YANG (merged with the running config);
-// `twinrail sonic-check` is that check offline. The stubs stand in for sonic-port/-vlan.
-TEST(SonicManifest, InitCfgPassesTheYangCheck) {
-    if (!fs::exists(kSource / "proto" / "sonic-hostrouted.yang"))
-        GTEST_SKIP() << "proto/sonic-hostrouted.yang not written yet";
-    TempDir dir;
-    RunResult gen = generate(dir.path());
-    ASSERT_EQ(gen.exit, 0) << gen.out;
-    json cfg = json::parse(readFile(dir.path() / "manifest.json"))["package"]["init-cfg"];
-    auto check = [&](const json& doc) {
-        writeFile(dir.path() / "init-cfg.json", doc.dump());
-        return run({TWINRAIL_CLI, "sonic-check", (dir.path() / "init-cfg.json").string(),
-                    "--yang-dir", kYangStubs.string(), "--yang-dir", (kSource / "proto").string()});
-    };
-    RunResult valid = check(cfg);
-    EXPECT_EQ(valid.exit, 0) << valid.out;
-    json bad = cfg;
-    bad["HOSTROUTED"]["global"]["keepalive"] = "three";
-    RunResult invalid = check(bad);
-    EXPECT_EQ(invalid.exit, 65) << invalid.out;
-    EXPECT_NE(invalid.out.find("\"three\""), std::string::npos) << invalid.out;
 }
 
 }  // namespace

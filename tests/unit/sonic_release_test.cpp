@@ -13,9 +13,11 @@
 #include <functional>
 #include <iostream>
 #include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "plan_sonic_helpers.h"
+#include "sku_dir.h"
 #include "sonic_release_facts.h"
 #include "twinrail/plan/sonic_release.h"
 #include "twinrail/plan/sonic_target.h"
@@ -250,4 +252,124 @@ TEST(SonicRelease, FaultsInAnOverlayAreCaught) {
         ASSERT_EQ(unmodelled.size(), 1U) << table;
         EXPECT_NE(unmodelled.front().find("missing yang models"), std::string::npos);
     }
+}
+
+// ---- The switch's own device data: buffermgrd's lookup and DPB's modes ----
+
+namespace {
+
+const fs::path kAsterfusion = kReleases / "pr-22867/sonic-buildimage/device/asterfusion";
+
+// buffermgrd's readPgProfileLookupFile, as SONiC reads it (sonic-swss cfgmgr/buffermgr.cpp):
+// lines not empty and not starting '#', `speed cable ...` split on white space.
+std::set<std::pair<std::string, std::string>> buffermgrdProfiles(const fs::path& ini) {
+    std::set<std::pair<std::string, std::string>> out;
+    std::istringstream in(facts::slurp(ini));
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream w(line);
+        std::string speed, cable;
+        w >> speed >> cable;
+        out.emplace(speed, cable);
+    }
+    return out;
+}
+
+// Every port with pfc_enable gets pg_lossless_<speed>_<cable>_profile from buffermgrd
+// only for a (speed, cable) row of the SKU's lookup; every breakout mode is a key of
+// platform.json for its port. `sku` is the switch's directory.
+void expectBuildableOnTheSwitch(const plan::Plan& p, const fs::path& sku,
+                                const fs::path& platformJson) {
+    const plan::Sku loaded = twinrail::plansonic_test::sku(sku);
+    const auto profiles = buffermgrdProfiles(sku / "pg_profile_lookup.ini");
+    const json platform = json::parse(facts::slurp(platformJson));
+    size_t pgs = 0;
+    for (const auto& sw : p.switches) {
+        if (sw.index != 1) continue;
+        auto c = plan::sonicSwitchConfig(p, sw, loaded, {});
+        ASSERT_TRUE(std::holds_alternative<plan::SonicSwitchConfig>(c))
+            << std::get<std::string>(c);
+        const auto& cfg = std::get<plan::SonicSwitchConfig>(c);
+        const json db = twinrail::sonic::mergeConfigDb(
+                            plan::sonicBaseConfigDb(loaded, cfg.breakouts), cfg.overlay)
+                            .merged;
+        for (const auto& [port, row] : db["PORT_QOS_MAP"].items()) {
+            if (!row.contains("pfc_enable")) continue;
+            const std::string speed = db["PORT"][port]["speed"];
+            const std::string cable = db["CABLE_LENGTH"]["AZURE"][port];
+            EXPECT_TRUE(profiles.count({speed, cable}))
+                << sw.name << " " << port << ": no lossless profile for " << speed << " at "
+                << cable << " in " << sku / "pg_profile_lookup.ini";
+            ++pgs;
+        }
+        for (const auto& [port, b] : cfg.breakouts) {
+            const json& modes = platform["interfaces"][port]["breakout_modes"];
+            EXPECT_TRUE(modes.contains(b.mode.text))
+                << sw.name << " " << port << ": " << b.mode.text << " is not a key of "
+                << platformJson;
+        }
+    }
+    EXPECT_GT(pgs, 0U);
+}
+
+}  // namespace
+
+TEST(SonicReleaseDevices, AsterfusionCx732qNLosslessPgsAndBreakoutsAreBuildable) {
+    if (!haveShared()) return;
+    const fs::path platform = kAsterfusion / "x86_64-asterfusion_cx732q_n-r0/CX732Q-N_TL07E02";
+    for (int gpus : {256, 1024}) {
+        for (auto attach : {plan::Attach::Bond, plan::Attach::Routed}) {
+            SCOPED_TRACE(std::to_string(gpus) + " " + plan::attachName(attach));
+            expectBuildableOnTheSwitch(build("CX732Q-N", gpus, attach), platform / "CX732Q-N",
+                                       platform / "platform.json");
+        }
+    }
+}
+
+TEST(SonicReleaseDevices, MarvellTeralynx10OnEachReleaseThatShipsItsPlatform) {
+    if (!haveShared()) return;
+    const fs::path ownSku = fs::path(TWINRAIL_SONIC_SHARED_HWSKU) / "dbmvtx9180_64osfp_64x800G";
+    size_t releases = 0;
+    for (auto r : plan::sonicReleases()) {
+        const fs::path platform =
+            dirOf(r) / "sonic-buildimage/device/marvell/x86_64-marvell_dbmvtx9180-r0";
+        if (!fs::exists(platform / "platform.json")) continue;  // 202511 on (SOURCES.md)
+        SCOPED_TRACE(plan::sonicReleaseName(r));
+        const fs::path sku = twinrail::plansonic_test::assembleSku("marvell", ownSku, platform);
+        expectBuildableOnTheSwitch(build("CX864E-N", 2048), sku, sku.parent_path() / "platform.json");
+        fs::remove_all(sku.parent_path().parent_path());
+        ++releases;
+    }
+    EXPECT_EQ(releases, 2U);  // 202605 and master
+}
+
+// SKUs whose lookup has no lossless profile, or whose port_config.ini reuses lanes, are
+// refused by name: PFC without headroom is worse than no plan.
+TEST(SonicReleaseDevices, SkusThatCannotCarryTheFabricAreRefusedByName) {
+    if (!haveShared()) return;
+    // The CX864E-N as PR 22867 ships it: 256 lane ids on two ports each.
+    const fs::path cx864 = kAsterfusion / "x86_64-asterfusion_cx864e_n-r0/CX864E-N_TL10E02/CX864E-N";
+    auto dup = twinrail::plantool::loadSkuDir(cx864);
+    ASSERT_TRUE(std::holds_alternative<twinrail::plantool::SkuLoadError>(dup));
+    EXPECT_NE(std::get<twinrail::plantool::SkuLoadError>(dup).message.find(
+                  "is already another port's"),
+              std::string::npos);
+    // Arista's header-only lookups (no lossless profile at all) under the catalog's ports.
+    const fs::path headerOnly =
+        dirOf(plan::SonicRelease::Master) /
+        "sonic-buildimage/device/arista/x86_64-arista_7060x6_64pe/Arista-7060X6-64PE-64x400G";
+    ASSERT_TRUE(buffermgrdProfiles(headerOnly / "pg_profile_lookup.ini").empty());
+    const fs::path sku = twinrail::plansonic_test::assembleSku(
+        "arista", fs::path(TWINRAIL_PLAN_HWSKU) / "CX864E-N",
+        fs::path(TWINRAIL_PLAN_HWSKU) / "CX864E-N");
+    fs::copy_file(headerOnly / "pg_profile_lookup.ini", sku / "pg_profile_lookup.ini",
+                  fs::copy_options::overwrite_existing);
+    auto p = build("CX864E-N", 512);
+    auto c = plan::sonicSwitchConfig(p, p.switches.front(), twinrail::plansonic_test::sku(sku), {});
+    ASSERT_TRUE(std::holds_alternative<std::string>(c));
+    EXPECT_NE(std::get<std::string>(c).find("has no lossless profile for Ethernet0's speed "
+                                            "(200000 Mb/s): the file lists none at all"),
+              std::string::npos)
+        << std::get<std::string>(c);
+    fs::remove_all(sku.parent_path().parent_path());
 }

@@ -1,5 +1,7 @@
 #include "twinrail/lab/fabric.h"
 
+#include "twinrail/lab/frr_container.h"
+
 #include "twinrail/lab/ecn_marker.h"
 
 #include <algorithm>
@@ -180,15 +182,25 @@ void stopFrrDaemons(const std::vector<std::string>& namespaces,
     }
 }
 
+void Fabric::startFrrInContainer(const std::string& node, const std::string& config,
+                                 bool bgpdVtyPort) {
+    frrNodes_.push_back(node);
+    startFrrContainer(ns(node), config, bgpdVtyPort);
+}
+
 std::string Fabric::vtysh(const std::string& node, const std::string& command) const {
-    return lab::run({"vtysh", "-N", ns(node), "-c", command}).out;
+    Argv argv = vtyshFor(ns(node));
+    argv.insert(argv.end(), {"-c", command});
+    return lab::run(argv).out;
 }
 
 void Fabric::stopFrr(const std::vector<std::string>& nodes) {
     std::vector<std::string> namespaces;
-    namespaces.reserve(nodes.size());
-    for (const auto& node : nodes) namespaces.push_back(ns(node));
+    std::vector<std::string> containers;
+    for (const auto& node : nodes)
+        (frrInContainer(ns(node)) ? containers : namespaces).push_back(ns(node));
     stopFrrDaemons(namespaces, {"staticd", "bgpd", "zebra"}, SIGTERM);
+    removeFrrContainers(containers);
     for (const auto& node : nodes) {
         std::error_code ec;
         std::filesystem::remove_all(frrDir(node), ec);

@@ -13,6 +13,7 @@
 
 #include "twinrail/lab/bond_nic.h"
 #include "twinrail/lab/fabric.h"
+#include "twinrail/lab/frr_container.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/sonic_target.h"
@@ -123,6 +124,13 @@ std::vector<std::string> PlanLab::down(const std::string& name) {
     for (pid_t p : pids)
         if (alive(p)) kill(p, SIGKILL);
     if (!pids.empty()) done.push_back("stopped " + std::to_string(pids.size()) + " processes");
+    const auto containers = frrContainersWithPrefix(nsPrefix(name));
+    if (!containers.empty()) {
+        Argv rm{"docker", "rm", "--force"};
+        rm.insert(rm.end(), containers.begin(), containers.end());
+        run(rm);
+        done.push_back("removed " + std::to_string(containers.size()) + " FRR containers");
+    }
     for (const auto& ns : namespaces) run({"ip", "netns", "del", ns});
     if (!namespaces.empty())
         done.push_back("removed " + std::to_string(namespaces.size()) + " namespaces");
@@ -152,6 +160,7 @@ std::vector<std::string> PlanLab::leftovers(const std::string& name) {
             if (e.path().filename().string().rfind(pre, 0) == 0) out.push_back(e.path().string());
     }
     if (run({"pgrep", "-f", "--", "--frr-pathspace " + pre}).rc == 0) out.emplace_back("daemons");
+    if (!frrContainersWithPrefix(pre).empty()) out.emplace_back("FRR containers");
     return out;
 }
 
@@ -209,6 +218,12 @@ void writeInstanceFiles(const std::string& n) {
 void restartFrr(const std::string& lab, const std::string& node, FrrRestart how) {
     if (!isPortName(node)) throw std::invalid_argument("\"" + node + "\" is not a node name");
     const std::string n = PlanLab::nsPrefix(lab) + node;
+    if (frrInContainer(n)) {
+        // SONiC: FRR's daemons are critical processes of the bgp container; any of them
+        // dying (or a clean restart) restarts the container.
+        restartFrrContainer(n);
+        return;
+    }
     if (!fs::exists("/var/run/frr/" + n + "/frr.conf"))
         throw std::runtime_error("no FRR of node " + node + " in lab " + lab);
     bool supervised = watchfrrRuns(n);

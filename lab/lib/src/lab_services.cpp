@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "twinrail/ars/config.h"
+#include "twinrail/lab/frr_container.h"
 #include "twinrail/lab/notify_listener.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/shell.h"
@@ -37,10 +38,12 @@ Argv leastPrivilege(Service s) {
     // arsd loads its BPF program and maps (CAP_BPF, CAP_PERFMON for the verifier's
     // pointer rules) and attaches it to tc ingress (CAP_NET_ADMIN), as systemd/arsd.service.
     if (s == Service::Arsd) caps = "-all,+net_admin,+bpf,+perfmon";
+    // frrvty opens FRR's vty sockets on the host; docker, the Docker socket that reaches a
+    // SONiC-layout switch's FRR container (the SONiC package's container joins its group).
     return {"setpriv",
             "--reuid=nobody",
             "--regid=nogroup",
-            "--groups=frrvty",
+            "--groups=frrvty,docker",
             "--no-new-privs",
             "--inh-caps=" + caps,
             "--ambient-caps=" + caps,
@@ -145,7 +148,14 @@ void startDaemon(const std::string& lab, const LabBinaries& bins, const std::str
     Argv argv = dbConfig.empty() ? Argv{bin, "--config", d + "/config_db.json", "--redis-socket",
                                         d + "/redis.sock"}
                                  : Argv{bin, "--db-config", dbConfig};
-    argv.insert(argv.end(), {"--frr-pathspace", PlanLab::nsPrefix(lab) + node});
+    const std::string ns = PlanLab::nsPrefix(lab) + node;
+    // FRR where the layout has it: on the host (-N pathspace), or in the switch's bgp
+    // container, reached through Docker as on SONiC.
+    if (frrInContainer(ns)) {
+        argv.insert(argv.end(), {"--frr", "docker", "--frr-container", frrContainerName(ns)});
+    } else {
+        argv.insert(argv.end(), {"--frr-pathspace", ns});
+    }
     startDetached(lab, node, ready.path(), s, argv, log, pidFile);
     auto alive = [pidFile] {
         if (!fs::exists(pidFile)) return true;  // not written yet

@@ -8,6 +8,7 @@
 #include "twinrail/ars/config.h"
 #include "twinrail/common/table.h"
 #include "twinrail/lab/lab_status.h"
+#include "twinrail/lab/frr_container.h"
 #include "twinrail/lab/reachability.h"
 #include "twinrail/lab/shell.h"
 
@@ -34,8 +35,9 @@ int lineCount(const std::string& text) {
 }  // namespace
 
 json bgpSessions(const std::string& ns) {
-    auto j =
-        json::parse(run({"vtysh", "-N", ns, "-c", "show bgp summary json"}).out, nullptr, false);
+    Argv argv = vtyshFor(ns);
+    argv.insert(argv.end(), {"-c", "show bgp summary json"});
+    auto j = json::parse(run(argv).out, nullptr, false);
     int up = 0, all = 0;
     int64_t youngest = -1;  // the shortest time any session has been Established
     if (!j.is_discarded() && j.contains("ipv4Unicast") && j["ipv4Unicast"].contains("peers")) {

@@ -8,6 +8,7 @@
 
 #include "twinrail/common/ip.h"
 #include "twinrail/common/names.h"
+#include "twinrail/lab/frr_container.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/redis/config_db.h"
 #include "twinrail/redis/sonic_db.h"
@@ -115,7 +116,9 @@ int runNetworkAdvertiser(const std::string& dbConfig, const std::string& pathspa
     std::set<std::string> want;
     auto apply = [&] {
         for (const auto& step : advertiser.update(asn, want)) {
-            Argv argv{"vtysh", "-N", pathspace, "-c", "configure terminal"};
+            // bgpcfgd runs in the bgp container: vtysh there (the lab's frr_container.h).
+            Argv argv = vtyshFor(pathspace);
+            argv.insert(argv.end(), {"-c", "configure terminal"});
             for (const auto& line : step) argv.insert(argv.end(), {"-c", line});
             auto r = run(argv);
             std::cout << describe(argv) << " -> " << r.rc << "\n" << std::flush;

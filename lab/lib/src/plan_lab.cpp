@@ -145,7 +145,13 @@ void PlanLab::buildNamespaces() {
         // Not 180 s (FRR's default, for a switch coming up under load): the lab's ES
         // ports come up with it.
         if (evpn && !sw.spine) conf = "evpn mh startup-delay 1\n" + conf;
-        fabric.startFrr(sw.name, conf);
+        if (sonic_) {
+            // As the release's bgp container runs it: reached only through Docker.
+            fabric.startFrrInContainer(sw.name, conf,
+                                       plan::sonicFeatures(sonicRelease_).bgpdVtyPort);
+        } else {
+            fabric.startFrr(sw.name, conf);
+        }
     }
     // zebra takes an ES on a bond, or on an interface it has not seen before its config:
     // the lab's ES ports (veths named as the bonds) appear after zebra has started.

@@ -58,6 +58,7 @@ void PlanLab::prepareSonic(const plan::Plan& planner) {
     const bool evpn = planner.request.attach == plan::Attach::EvpnMh;
     const plan::SonicRelease release =
         sonic_->release.value_or(evpn ? plan::SonicRelease::Master : kLabSonicRelease);
+    sonicRelease_ = release;
     const plan::SonicOptions options{release, plan::SonicBufferModel::Traditional};
     if (auto why = plan::sonicFeatureRefusal(planner, options)) throw SonicLayoutError(*why);
     std::map<std::string, plan::Sku> skus;  // by directory

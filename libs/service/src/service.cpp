@@ -40,18 +40,14 @@ Redis:
                          (default /var/run/redis/sonic-db/database_config.json)
   --no-state-db          do not publish state (implied by --config without --redis-*)
 FRR:
-  --frr vtysh|vty-tcp    vtysh and FRR's unix sockets on this host (default), or
-                         zebra's and bgpd's vty TCP ports (SONiC: FRR runs in the
-                         bgp container)
+  --frr vtysh|docker     vtysh and FRR's unix sockets on this host (default), or
+                         vtysh in FRR's container through the Docker Engine API
+                         (SONiC: FRR runs in the bgp container)
   --vtysh PATH           default /usr/bin/vtysh
   --frr-pathspace NAME   FRR instance started with -N NAME
-  --frr-vty-address IP   vty-tcp: where zebra (2601) and bgpd (2605) listen
-                         (default 127.0.0.1)
-  --frr-password-file PATH
-                         vty-tcp: the vty password (one line; the file must not be
-                         readable by group or others); also the enable password
-                         unless --frr-enable-password-file
-  --frr-enable-password-file PATH
+  --frr-container NAME   docker: FRR's container (default bgp)
+  --docker-socket PATH   docker: the Docker Engine's socket (default
+                         /var/run/docker.sock)
   --no-frr-check         do not read or change FRR's configuration
 Other:
   --log-level LEVEL      error, warning, notice, info (default) or debug
@@ -119,9 +115,8 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
                                                       "--log-level",
                                                       "--yang-dir",
                                                       "--frr",
-                                                      "--frr-vty-address",
-                                                      "--frr-password-file",
-                                                      "--frr-enable-password-file"};
+                                                      "--frr-container",
+                                                      "--docker-socket"};
         if (kValued.count(a) == 0) {
             std::cerr << spec.name << ": unknown option " << a << "\n" << usage(spec);
             return bad;
@@ -163,19 +158,14 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
         } else if (a == "--frr") {
             auto kind = frr::parseAccessKind(v);
             if (!kind) {
-                std::cerr << spec.name << ": --frr " << v << ": vtysh or vty-tcp\n";
+                std::cerr << spec.name << ": --frr " << v << ": vtysh or docker\n";
                 return bad;
             }
             o.frr.kind = *kind;
-        } else if (a == "--frr-vty-address") {
-            o.frr.tcp.address = v;
-        } else if (a == "--frr-password-file" || a == "--frr-enable-password-file") {
-            // Read now, once, as the Redis password: never on argv, never logged.
-            auto& into = a == "--frr-password-file" ? o.frr.tcp.password : o.frr.tcp.enablePassword;
-            if (auto err = frr::readVtyPasswordFile(v, into)) {
-                std::cerr << spec.name << ": " << a << ": " << *err << "\n";
-                return ParsedArgs{std::nullopt, exitcode::kConfig};
-            }
+        } else if (a == "--frr-container") {
+            o.frr.docker.container = v;
+        } else if (a == "--docker-socket") {
+            o.frr.docker.socket = v;
         } else if (a == "--log-level") {
             static const std::map<std::string, log::Priority> kLevels = {
                 {"error", log::Priority::Error},
@@ -192,7 +182,7 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
         }
     }
     if (auto why = frr::checkAccess(o.frr); why && o.checkFrr) {
-        std::cerr << spec.name << ": --frr vty-tcp: " << *why << "\n";
+        std::cerr << spec.name << ": --frr docker: " << *why << "\n";
         return ParsedArgs{std::nullopt, exitcode::kConfig};
     }
     if (!o.redis.user.empty() && o.redis.password.empty()) {

@@ -33,7 +33,11 @@ class Fabric {
     std::string runAllOk(const std::string& node, const std::vector<Argv>& commands) const;
 
     void startFrr(const std::string& node, const std::string& config);
-    // `command` goes to vtysh -c as one argument; vtysh runs each of its lines.
+    // FRR in a container of its own, as a SONiC switch runs it (frr_container.h).
+    void startFrrInContainer(const std::string& node, const std::string& config,
+                             bool bgpdVtyPort);
+    // `command` goes to vtysh -c as one argument; vtysh runs each of its lines. Wherever
+    // the node's FRR runs (on the host or in its container).
     std::string vtysh(const std::string& node, const std::string& command) const;
     std::string frrDir(const std::string& node) const;  // /var/run/frr/<ns>
 

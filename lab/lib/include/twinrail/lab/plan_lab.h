@@ -117,6 +117,7 @@ class PlanLab {
     std::map<std::string, nlohmann::json> sonicConfigDb_;
     std::map<std::string, std::string> sonicFrrConf_;
     std::map<std::string, std::string> sonicAux_;  // evpn-mh leaves: the AUX port
+    plan::SonicRelease sonicRelease_ = plan::kSonicDefaultRelease;
     nlohmann::json sonicRecord_;
 };
 
