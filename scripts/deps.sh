@@ -10,6 +10,7 @@ PACKAGES=(
   frr redis-server openssl iproute2 iputils-ping procps iperf3
   debhelper lintian
   netplan.io gnuplot-nox
+  docker.io debootstrap python3-semantic-version python3-natsort
   "$@"
 )
 missing=()

@@ -12,6 +12,11 @@ cd "$(dirname "$0")/.."
 phase() { echo "== $1 ($(date -u +%T), $SECONDS s in)"; }
 phase "packages"
 scripts/deps.sh
+# The SONiC layout's FRR runs in containers (as the bgp container on a switch): a Docker
+# engine, stopped at the end if this run started it, with the lab's FRR image.
+if [ "$(scripts/dockerd.sh start)" = started ]; then
+  trap 'docker image rm --force twinrail-lab-frr:1 >/dev/null 2>&1 || true; scripts/dockerd.sh stop' EXIT
+fi
 phase "build"
 # The daemons' unit tests and their own namespace tests (label integration-asan) are built
 # and run once, in build-asan/ below, under ASan + UBSan.

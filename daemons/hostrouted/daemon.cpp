@@ -80,11 +80,12 @@ void Daemon::start() {
     }
     prober_->start();
     auto before = registry_.stats();
-    if (!cfg_.uplinkPins.empty()) startPinner();  // before the links snapshot: it needs them
+    if (!cfg_.uplinkPins.empty()) startPins();  // before the links snapshot: it needs them
     if (cfg_.evpnMh) startEvpn();                 // its first view comes after the kernel snapshot
     if (!cfg_.fabricPrefixes.empty()) startHold();  // before the links snapshot: it needs them
     monitor_->start();
     if (pinner_) pinner_->start();
+    if (aclPinner_) aclPinner_->start();
     if (holder_) holder_->start();
     const auto& after = registry_.stats();
     log::notice("start-up reconcile: ", adopted, " routes found in the kernel, ",
@@ -110,11 +111,13 @@ void Daemon::start() {
                 return keys;
             });
         if (pinner_) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+        if (aclPinner_) aclPinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
         if (holder_) holder_->attachStateDb(*stateDb_, options_.stateDbSeparator);
         if (cfg_.advertise == Advertise::NetworkTable) startNetworkTable();
         stateDb_->onConnected([this] {
             if (networkTable_) networkTable_->resyncAll();
             if (pinner_) pinner_->resyncState();
+            if (aclPinner_) aclPinner_->resyncState();
             if (holder_) holder_->stateDbConnected();
             hostTable_->resyncAll();
             foreignTable_->resyncAll();
@@ -168,8 +171,15 @@ void Daemon::applyConfig(const Config& next) {
     bool frrRelevant =
         next.ipv4 != cfg_.ipv4 || next.ipv6 != cfg_.ipv6 || next.manageFrr != cfg_.manageFrr;
     cfg_ = next;
-    if (pinner_) {
+    if (aclPinner_) {
+        aclPinner_->setPins(cfg_.uplinkPins);
+    } else if (pinner_) {
         pinner_->setSettings(pinSettings());
+    } else if (!cfg_.uplinkPins.empty() && cfg_.platform == Platform::Sonic) {
+        startPins();
+        if (aclPinner_ && stateDb_ != nullptr)
+            aclPinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+        if (aclPinner_) aclPinner_->start();
     } else if (!cfg_.uplinkPins.empty()) {
         try {
             startPinner();
@@ -205,6 +215,7 @@ netlink::HostRoute Daemon::routeFor(const IpAddr& ip, int ifindex) const {
 
 void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     if (pinner_) pinner_->onLink(link, removed);
+    if (aclPinner_) aclPinner_->onLink(link, removed);
     auto it = ports_.find(link.ifindex);
     bool wasUp = it != ports_.end() && it->second.link.operUp && it->second.managed;
     const int masterBefore = it != ports_.end() ? it->second.link.master : 0;
@@ -253,6 +264,7 @@ void Daemon::onAddress(const netlink::AddressEntry& addr, bool removed) {
     if (removed && it != list.end()) list.erase(it);
     if (!removed && it == list.end()) list.push_back(addr.prefix);
     rebuildOwnAddresses();
+    if (aclPinner_) aclPinner_->setLocal(localPrefixes());
     if (!inSnapshot_ && port.managed) requestSnapshot("address change");
 }
 
@@ -260,6 +272,7 @@ void Daemon::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
     static const Port kUnknown;
     auto it = ports_.find(neigh.ifindex);
     const Port& port = it == ports_.end() ? kUnknown : it->second;
+    if (aclPinner_ && !port.managed) aclPinner_->onNeighbor(neigh, removed);  // uplinks' peers
     if (evpn_ && port.managed) return evpn_->onNeighbor(neigh, removed);
     InterfaceView view{port.managed, port.link.operUp, port.addresses};
     Verdict v = classifyNeighbor(neigh, removed, view, own_, policyOf(cfg_));

@@ -31,6 +31,7 @@
 #include "twinrail/netlink/route_table.h"
 #include "twinrail/redis/client.h"
 #include "twinrail/redis/state_table.h"
+#include "acl_pinner.h"
 #include "uplink_pinner.h"
 
 namespace twinrail::hostrouted {
@@ -122,7 +123,12 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::vector<OurRoute> ourImportedRoutes() const;
     void publishStats();
     PinSettings pinSettings() const;
+    // Uplink pins (daemon_state.cpp): the kernel's policy tables on Linux, aclorch's rules
+    // in APPL_DB on SONiC (acl_pins.h), where the ASIC forwards.
+    void startPins();
     void startPinner();
+    // The leaf's own subnets and addresses: never pinned (the ACL's LOCAL rules).
+    std::vector<IpPrefix> localPrefixes() const;
     // The host-port hold (port_holder.h): started with fabric_prefixes, Linux only.
     void startHold();
     void applyHoldConfig();
@@ -161,6 +167,7 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<redis::StateTable> claimTable_;
     std::unique_ptr<netlink::PolicyWriter> policyWriter_;  // with uplink pins only
     std::unique_ptr<UplinkPinner> pinner_;
+    std::unique_ptr<AclPinner> aclPinner_;  // platform sonic with uplink pins
     std::unique_ptr<PortHolder> holder_;  // with fabric_prefixes only
     std::unique_ptr<EvpnMh> evpn_;        // with evpn_mh only
     BridgeFdb fdb_;

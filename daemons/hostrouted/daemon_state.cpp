@@ -12,6 +12,28 @@ PinSettings Daemon::pinSettings() const {
                        cfg_.ipv6};
 }
 
+void Daemon::startPins() {
+    if (cfg_.platform != Platform::Sonic) return startPinner();
+    if (!edges_.aclSink) {
+        log::error("uplink pins: platform sonic, but no APPL_DB to write aclorch's rules to; "
+                   "no pins");
+        return;
+    }
+    aclPinner_ = std::make_unique<AclPinner>(io_, cfg_.uplinkPins, edges_.aclSink());
+    for (const auto& [ifindex, port] : ports_) aclPinner_->onLink(port.link, false);
+    aclPinner_->setLocal(localPrefixes());
+}
+
+std::vector<IpPrefix> Daemon::localPrefixes() const {
+    std::vector<IpPrefix> out;
+    for (const auto& [ifindex, port] : ports_) {
+        if (!port.managed) continue;
+        out.insert(out.end(), port.addresses.begin(), port.addresses.end());
+    }
+    for (const auto& ip : own_) out.push_back({ip, ip.maxPrefixLen()});
+    return out;
+}
+
 void Daemon::startPinner() {
     policyWriter_ = edges_.policyWriter();
     pinner_ = std::make_unique<UplinkPinner>(io_, pinSettings(), *policyWriter_, edges_.routeFeed);

@@ -20,6 +20,11 @@ Edges realEdges(boost::asio::io_context& io, const RealEdgeOptions& options) {
         return std::make_unique<Prober>(io, std::move(onSeen), std::move(onBatchEnd));
     };
     e.frr = frr::makeFrrChannel(io, options.frr, kZebraTimeout);
+    if (options.applDb) {
+        e.aclSink = [&io, at = *options.applDb, id = options.applDbId] {
+            return makeApplDbAclSink(std::make_unique<redis::Client>(io, at, id, "APPL_DB"), id);
+        };
+    }
     if (options.stateDb) {
         e.stateDb =
             std::make_unique<redis::Client>(io, *options.stateDb, options.stateDbId, "STATE_DB");

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "acl_pinner.h"
 #include "prober.h"
 #include "twinrail/common/command_runner.h"
 #include "twinrail/frr/access.h"
@@ -59,6 +60,8 @@ struct Edges {
     std::function<std::unique_ptr<netlink::PolicyWriter>()> policyWriter;
     // The main table, as the uplink pinner follows it.
     netlink::RouteFeedFactory routeFeed;
+    // aclorch's rules in APPL_DB (uplink pins on SONiC). Null: none can be written.
+    std::function<std::unique_ptr<AclRuleSink>()> aclSink;
     // Host ports' admin state, for the host-port hold. Null: the hold is never applied.
     std::unique_ptr<LinkControl> links;
     // Where the per-port kernel settings (proxy_arp, proxy_ndp, proxy_delay) live.
@@ -68,6 +71,8 @@ struct Edges {
 struct RealEdgeOptions {
     std::optional<redis::Endpoint> stateDb;  // none: do not publish
     int stateDbId = 6;
+    std::optional<redis::Endpoint> applDb;  // SONiC's APPL_DB (for uplink pins' ACL rules)
+    int applDbId = 0;
     frr::Access frr;  // vtysh here, or the vty TCP ports (SONiC)
 };
 

@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "twinrail/redis/sonic_db.h"
 #include "twinrail/service/service.h"
 
 namespace tr = twinrail;
@@ -25,6 +26,11 @@ hr::Edges edges(const tr::service::StartContext& ctx) {
     if (ctx.stateDb) {
         e.stateDb = ctx.stateDb->endpoint;
         e.stateDbId = ctx.stateDb->id;
+        // APPL_DB beside it (database_config.json names it on SONiC): aclorch's rules of
+        // static smart routing. Connected only when the pins need it.
+        auto appl = tr::redis::resolveDb("APPL_DB", ctx.options.redis, ctx.options.dbConfig);
+        e.applDb = appl.endpoint;
+        e.applDbId = appl.id;
     }
     e.frr = ctx.options.frr;
     return hr::realEdges(ctx.io, e);
