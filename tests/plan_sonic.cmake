@@ -24,6 +24,9 @@ target_compile_definitions(sonic_release_tests PRIVATE
   TWINRAIL_PROTO_DIR="${CMAKE_SOURCE_DIR}/proto"
   TWINRAIL_MANIFEST_IN="${CMAKE_SOURCE_DIR}/packaging/sonic/manifest.in.json"
   TWINRAIL_OWN_RELEASES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures/sonic-releases-own"
+  TWINRAIL_APPLY_FIXTURES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures/sonic-apply"
+  TWINRAIL_CLI="$<TARGET_FILE:twinrail>"
   TWINRAIL_SONIC_SHARED_HWSKU="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-yang/hwsku"
   TWINRAIL_SONIC_RELEASES="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-releases")
+add_dependencies(sonic_release_tests twinrail)
 gtest_discover_tests(sonic_release_tests PROPERTIES LABELS unit)

@@ -7,6 +7,7 @@
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/roce.h"
 #include "twinrail/plan/server_config.h"
+#include "twinrail/plan/sonic_apply.h"
 
 namespace twinrail::plantool {
 namespace fs = std::filesystem;
@@ -74,6 +75,8 @@ std::variant<std::vector<OutFile>, std::string> planFiles(const plan::Plan& p, c
                     c.overlay.dump(2) + "\n");
                 add({{"configs", ""}, name, {"breakouts.json", ""}},
                     plan::sonicBreakoutsJson(c.breakouts).dump(2) + "\n");
+                add({{"configs", ""}, name, {"sonic-target.json", ""}},
+                    plan::sonicTargetJson(sonic->options).dump(2) + "\n");
                 continue;
             }
             add({{"configs", ""}, name, {"frr.conf", ""}}, plan::frrConfig(p, sw));

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "show_views.h"
+#include "sonic_apply.h"
 #include "sonic_check.h"
 #include "twinrail/common/ip.h"
 #include "twinrail/common/sysexits.h"
@@ -34,6 +35,9 @@ constexpr const char* kUsage = R"(usage: twinrail [REDIS OPTIONS] [--json] show 
        twinrail sonic-check FILE [--base FILE] [--yang-dir DIR]...
                                                   check a config_db.json against
                                                   SONiC's YANG (twinrail sonic-check --help)
+       twinrail sonic-apply SWITCH_DIR --running FILE --out DIR [--yang-dir DIR]...
+                                                  a switch's plan onto the switch as it
+                                                  is, as SONiC CLI steps (--help)
        twinrail plan [twinrail-plan options]      (twinrail plan --help)
        twinrail lab <command> [options]           (twinrail lab --help)
 
@@ -346,6 +350,8 @@ int main(int argc, char** argv) {
             return execTool("twinrail-" + o.words[0], {o.words.begin() + 1, o.words.end()});
         if (!o.words.empty() && o.words[0] == "sonic-check")
             return cli::sonicCheckCommand({o.words.begin() + 1, o.words.end()});
+        if (!o.words.empty() && o.words[0] == "sonic-apply")
+            return cli::sonicApplyCommand({o.words.begin() + 1, o.words.end()});
         if (wantsHelp(o.words)) {
             std::cout << kUsage;
             return exitcode::kOk;

@@ -60,12 +60,7 @@ std::optional<Args> parseArgs(const std::vector<std::string>& args, std::string&
     return a;
 }
 
-// The document, or an error line: "cannot read" is 66, "not JSON" is 65.
-struct Read {
-    nlohmann::json doc;
-    std::string error;
-    int code = exitcode::kOk;
-};
+}  // namespace
 
 Read readJson(const std::string& path) {
     std::ifstream in(path);
@@ -83,7 +78,18 @@ std::vector<std::string> defaultYangDirs() {
     return dirs;
 }
 
-}  // namespace
+std::optional<std::string> loadYangDirs(sonic::YangContext& yang,
+                                        const std::vector<std::string>& dirs,
+                                        const std::string& tool) {
+    for (const auto& dir : dirs) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec)) return dir + ": no such YANG directory";
+        // A module that does not load is reported, and its tables then lack a model.
+        for (const auto& line : yang.loadDirectory(dir))
+            std::cerr << tool << ": warning: " << line << "\n";
+    }
+    return std::nullopt;
+}
 
 int sonicCheckCommand(const std::vector<std::string>& args) {
     for (const auto& w : args) {
@@ -118,15 +124,9 @@ int sonicCheckCommand(const std::vector<std::string>& args) {
 
     sonic::YangContext yang;
     auto dirs = parsed->yangDirs.empty() ? defaultYangDirs() : parsed->yangDirs;
-    for (const auto& dir : dirs) {
-        std::error_code ec;
-        if (!std::filesystem::is_directory(dir, ec)) {
-            std::cerr << "twinrail sonic-check: " << dir << ": no such YANG directory\n";
-            return exitcode::kNoInput;
-        }
-        // A module that does not load is reported, and its tables then lack a model.
-        for (const auto& line : yang.loadDirectory(dir))
-            std::cerr << "twinrail sonic-check: warning: " << line << "\n";
+    if (auto why = loadYangDirs(yang, dirs, "twinrail sonic-check")) {
+        std::cerr << "twinrail sonic-check: " << *why << "\n";
+        return exitcode::kNoInput;
     }
     auto schema = yang.schemaModel();
     auto report = sonic::checkConfigDb(yang, schema, doc);

@@ -5,8 +5,12 @@
 // model in sonic-utilities' words; 66 a file or YANG directory cannot be read; 64 usage.
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "twinrail/sonic/yang_context.h"
 
 namespace twinrail::cli {
 
@@ -16,5 +20,20 @@ inline constexpr const char* kSonicYangDir = "/usr/local/yang-models";
 inline constexpr const char* kTwinrailYangDir = "/usr/share/twinrail/yang";
 
 int sonicCheckCommand(const std::vector<std::string>& args);
+
+// A JSON file, or an error line: "cannot read" is 66, "not JSON" is 65.
+struct Read {
+    nlohmann::json doc;
+    std::string error;
+    int code = 0;
+};
+Read readJson(const std::string& path);
+// SONiC's models (when the directory exists) and twinrail's.
+std::vector<std::string> defaultYangDirs();
+// Loads each directory (warnings to stderr, prefixed by `tool`); the first one that is not
+// a directory, as an error.
+std::optional<std::string> loadYangDirs(sonic::YangContext& yang,
+                                        const std::vector<std::string>& dirs,
+                                        const std::string& tool);
 
 }  // namespace twinrail::cli
