@@ -5,7 +5,10 @@
 #   1. the manifest and labels, from the tree (packaging/sonic/gen_manifest.py), into
 #      build/sonic/ (manifest.json, labels.json): always, with or without Docker;
 #   2. the .deb: --deb FILE, or built now by scripts/package.sh;
-#   3. docker build + docker save | gzip -> build/sonic/twinrail_<version>.tar.gz, when a
+#   3. the base image: debian:bookworm-slim when it is here or a registry gives it, else
+#      twinrail-sonic-base:bookworm, made here from Debian's packages (debootstrap of a
+#      minimal bookworm with the .deb's dependencies, then docker import; made once);
+#   4. docker build + docker save | gzip -> build/sonic/twinrail_<version>.tar.gz, when a
 #      Docker daemon answers (`docker info`); otherwise it says so and exits 69.
 # usage: scripts/sonic-package.sh [--deb FILE]
 # Exit codes: 64 usage, 65/66 bad or missing source (from the generator), 69 no Docker
@@ -58,6 +61,29 @@ if [ "$deb_version" != "$version" ]; then
     exit 65
 fi
 
+# The base: the registry's, else one made from Debian's packages (no registry here).
+readonly SELF_BASE=twinrail-sonic-base:bookworm
+base=debian:bookworm-slim
+if ! docker image inspect "$base" >/dev/null 2>&1 && ! timeout 60 docker pull "$base" >/dev/null 2>&1; then
+    base=$SELF_BASE
+    if ! docker image inspect "$base" >/dev/null 2>&1; then
+        echo "== base image $base: debootstrap bookworm (no registry answered for debian:bookworm-slim)"
+        mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+        root=$(mktemp -d /tmp/twinrail-sonic-root.XXXXXX)
+        # The .deb's own dependencies and the image's, so the build downloads nothing
+        # (the sysusers one as systemd-standalone-sysusers: no systemd in a container).
+        deps=$(dpkg-deb --field "$deb" Depends | tr -d ' ' | tr ',' '\n' |
+               grep -v 'sysusers' | sed 's/(.*)//; s/|.*//' | grep -v '^\$' | paste -sd, -)
+        debootstrap --variant=minbase --include="$deps,systemd-standalone-sysusers,supervisor" \
+            bookworm "$root" "${mirror:-http://deb.debian.org/debian}" >build/sonic/debootstrap.log 2>&1 ||
+            { tail -20 build/sonic/debootstrap.log; rm -rf "$root"; exit 1; }
+        rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+        tar -C "$root" -c . | docker import - "$base" >/dev/null
+        rm -rf "$root"
+    fi
+fi
+echo "  base: $base"
+
 echo "== docker build"
 context=$(mktemp -d /tmp/twinrail-sonic.XXXXXX)
 trap 'rm -rf "$context"' EXIT
@@ -71,7 +97,7 @@ import json, sys
 for key, value in json.load(open(sys.argv[1])).items():
     sys.stdout.write("--label\0" + key + "=" + value + "\0")' "$out/labels.json")
 image="twinrail:$version"
-docker build --tag "$image" "${label_args[@]}" "$context"
+docker build --quiet --build-arg BASE="$base" --tag "$image" "${label_args[@]}" "$context"
 
 tarball="$out/twinrail_$version.tar.gz"
 echo "== docker save -> $tarball"

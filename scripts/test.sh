@@ -15,7 +15,9 @@ scripts/deps.sh
 # The SONiC layout's FRR runs in containers (as the bgp container on a switch): a Docker
 # engine, stopped at the end if this run started it, with the lab's FRR image.
 if [ "$(scripts/dockerd.sh start)" = started ]; then
-  trap 'docker image rm --force twinrail-lab-frr:1 >/dev/null 2>&1 || true; scripts/dockerd.sh stop' EXIT
+  trap 'docker image rm --force twinrail-lab-frr:1 twinrail-sonic-base:bookworm \
+          $(docker images --format "{{.Repository}}:{{.Tag}}" twinrail) >/dev/null 2>&1 || true
+        scripts/dockerd.sh stop' EXIT
 fi
 phase "build"
 # The daemons' unit tests and their own namespace tests (label integration-asan) are built
@@ -44,6 +46,10 @@ phase "sanitizer tests"
 # throwaway machine (CI set) also install, check and purge it.
 phase "package"
 scripts/package.sh ${CI:+--install}
+# The SONiC Application Extension image, built from that .deb, run on the lab's SONiC layout.
+phase "SONiC package image"
+scripts/sonic-package.sh --deb "$(ls build/deb/twinrail_*.deb | head -n 1)"
+(cd build && ctest --output-on-failure -L sonic-image)
 phase "fuzz smoke"
 scripts/fuzz.sh --smoke
 phase "done"

@@ -15,3 +15,16 @@ target_link_libraries(sonic_layout_tests PRIVATE twinrail_lab twinrail_plan_file
 target_compile_definitions(sonic_layout_tests PRIVATE
   TWINRAIL_LAB_HWSKU_DIR="${CMAKE_SOURCE_DIR}/lab/hwsku")
 gtest_discover_tests(sonic_layout_tests PROPERTIES LABELS unit)
+
+# The SONiC package's image on the lab's SONiC layout (label sonic-image: scripts/test.sh
+# runs it after scripts/sonic-package.sh built the image; the default lab, about a minute).
+file(STRINGS ${CMAKE_SOURCE_DIR}/debian/changelog twinrail_changelog LIMIT_COUNT 1)
+string(REGEX MATCH "\\(([0-9.]+)\\)" _ "${twinrail_changelog}")
+add_executable(sonic_image_it sonic_image_it.cpp)
+target_link_libraries(sonic_image_it PRIVATE twinrail_lab nlohmann_json::nlohmann_json GTest::gtest_main)
+target_compile_definitions(sonic_image_it PRIVATE HOSTROUTED_BIN="$<TARGET_FILE:hostrouted>"
+                           PATHQD_BIN="$<TARGET_FILE:pathqd>" TWINRAIL_LAB_BIN="$<TARGET_FILE:twinrail-lab>"
+                           TWINRAIL_BIN="$<TARGET_FILE:twinrail>"
+                           TWINRAIL_VERSION="${CMAKE_MATCH_1}")
+add_dependencies(sonic_image_it hostrouted pathqd twinrail-lab twinrail)
+gtest_discover_tests(sonic_image_it PROPERTIES LABELS sonic-image TIMEOUT 300 DISCOVERY_TIMEOUT 30)

@@ -139,17 +139,6 @@ void removeFrrContainers(const std::vector<std::string>& namespaces) {
     run(argv);  // a container already gone is not an error here
 }
 
-std::vector<std::string> frrContainersWithPrefix(const std::string& prefix) {
-    std::vector<std::string> out;
-    auto r = run({"docker", "ps", "--all", "--format", "{{.Names}}"});
-    std::istringstream in(r.out);
-    for (std::string name; std::getline(in, name);)
-        if (name.rfind(prefix, 0) == 0 && name.size() > 4 &&
-            name.compare(name.size() - 4, 4, "-bgp") == 0)
-            out.push_back(name);
-    return out;
-}
-
 Argv vtyshFor(const std::string& ns) {
     if (frrInContainer(ns)) return {"docker", "exec", frrContainerName(ns), "vtysh"};
     return {"vtysh", "-N", ns};

@@ -15,6 +15,7 @@
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/frr_container.h"
 #include "twinrail/lab/plan_lab.h"
+#include "twinrail/lab/sonic_container.h"
 #include "twinrail/lab/shell.h"
 #include "twinrail/plan/sonic_target.h"
 #include "twinrail/redis/sonic_db.h"
@@ -124,12 +125,12 @@ std::vector<std::string> PlanLab::down(const std::string& name) {
     for (pid_t p : pids)
         if (alive(p)) kill(p, SIGKILL);
     if (!pids.empty()) done.push_back("stopped " + std::to_string(pids.size()) + " processes");
-    const auto containers = frrContainersWithPrefix(nsPrefix(name));
+    const auto containers = labContainers(nsPrefix(name));
     if (!containers.empty()) {
         Argv rm{"docker", "rm", "--force"};
         rm.insert(rm.end(), containers.begin(), containers.end());
         run(rm);
-        done.push_back("removed " + std::to_string(containers.size()) + " FRR containers");
+        done.push_back("removed " + std::to_string(containers.size()) + " containers");
     }
     for (const auto& ns : namespaces) run({"ip", "netns", "del", ns});
     if (!namespaces.empty())
@@ -160,7 +161,7 @@ std::vector<std::string> PlanLab::leftovers(const std::string& name) {
             if (e.path().filename().string().rfind(pre, 0) == 0) out.push_back(e.path().string());
     }
     if (run({"pgrep", "-f", "--", "--frr-pathspace " + pre}).rc == 0) out.emplace_back("daemons");
-    if (!frrContainersWithPrefix(pre).empty()) out.emplace_back("FRR containers");
+    if (!labContainers(pre).empty()) out.emplace_back("containers");
     return out;
 }
 

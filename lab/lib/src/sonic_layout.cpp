@@ -242,8 +242,12 @@ void applyLabOverrides(json& db) {
     }
     // The Linux layout's liveness: a lost host leaves in 3 s.
     if (db.contains("HOSTROUTED")) {
-        db["HOSTROUTED"]["global"]["keepalive"] = "1";
-        db["HOSTROUTED"]["global"]["holdtime"] = "3";
+        json& g = db["HOSTROUTED"]["global"];
+        g["keepalive"] = "1";
+        g["holdtime"] = "3";
+        // This machine's FRR 8.4 has no table-direct: the lab's FRR takes the table the
+        // older way (labFrrConf), and hostrouted checks for those lines.
+        if (g.value("advertise", "") == "table-direct") g["advertise"] = "import-table";
     }
 }
 

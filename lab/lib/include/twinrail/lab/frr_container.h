@@ -32,8 +32,6 @@ void startFrrContainer(const std::string& ns, const std::string& frrConf, bool b
 void restartFrrContainer(const std::string& ns);
 // Removes the containers of these namespaces (no error when one is gone).
 void removeFrrContainers(const std::vector<std::string>& namespaces);
-// Every lab FRR container whose name starts with `prefix` (twinrail-lab down).
-std::vector<std::string> frrContainersWithPrefix(const std::string& prefix);
 
 // The argv that runs vtysh against namespace `ns`'s FRR, wherever it runs: `vtysh -N ns`
 // on the host, or `docker exec <container> vtysh`. Append "-c", command.
