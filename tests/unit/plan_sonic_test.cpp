@@ -374,6 +374,19 @@ TEST(PlanSonicOverlay, BondLeafShape) {
     EXPECT_EQ(o["PATHQD"]["global"]["sonic_release"], "202505");
     EXPECT_EQ(o["PATHQD_PORT"]["Ethernet256"]["role"], "uplink");
     EXPECT_EQ(o["UPLINK_PIN"]["Ethernet0"]["uplink"], "Ethernet256");
+    // A back-end AI leaf, as SONiC's QoS templates tell one (qos_config.j2's ComputeAI
+    // branch; buffers_config.j2's *LeafRouter: the t1 buffers).
+    EXPECT_EQ(o["DEVICE_METADATA"]["localhost"]["type"], "BackEndLeafRouter");
+    EXPECT_EQ(o["DEVICE_METADATA"]["localhost"]["resource_type"], "ComputeAI");
+    // --lb static as SONiC does PBR: the ACL table on the host ports; the rules are
+    // hostrouted's (APPL_DB).
+    EXPECT_EQ(o["ACL_TABLE"]["TWINRAIL_PIN"]["type"], "TWINRAIL_PIN");
+    EXPECT_EQ(o["ACL_TABLE"]["TWINRAIL_PIN"]["ports"].size(), 128U);
+    EXPECT_EQ(o["ACL_TABLE_TYPE"]["TWINRAIL_PIN"]["ACTIONS"],
+              json({"PACKET_ACTION", "REDIRECT_ACTION"}));
+    EXPECT_FALSE(o.contains("ACL_RULE"));
+    EXPECT_FALSE(o.contains("BREAKOUT_CFG"));
+    EXPECT_EQ(o["PORT_QOS_MAP"]["Ethernet0"]["pfcwd_sw_enable"], "3");
 }  // routed leaves: plan_sonic_routed_test.cpp
 
 TEST(PlanSonicOverlay, HostRoutesReachBgpByRelease) {

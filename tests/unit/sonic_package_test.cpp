@@ -154,6 +154,27 @@ TEST(SonicManifest, HasNoInitCfg) {
     EXPECT_NE(refused.out.find("init-cfg: none, ever"), std::string::npos) << refused.out;
 }
 
+// What the container needs of the switch: the Docker socket (FRR in the bgp container,
+// docs/sonic.md) and the switch's own YANG models, read-only, where `twinrail sonic-check`
+// and --check-config look for them by default.
+TEST(SonicManifest, TheContainerGetsTheDockerSocketAndTheSwitchsModels) {
+    TempDir dir;
+    json volumes = generatedManifest(dir)["container"]["volumes"];
+    EXPECT_NE(std::find(volumes.begin(), volumes.end(), "/var/run/docker.sock:/var/run/docker.sock"),
+              volumes.end())
+        << volumes.dump();
+    EXPECT_NE(std::find(volumes.begin(), volumes.end(),
+                        "/usr/local/yang-models:/usr/local/yang-models:ro"),
+              volumes.end())
+        << volumes.dump();
+    EXPECT_NE(readFile(kSource / "tools/twinrail/sonic_check.h")
+                  .find("kSonicYangDir = \"/usr/local/yang-models\""),
+              std::string::npos);
+    const std::string entry = readFile(kPackaging / "entrypoint.sh");
+    EXPECT_NE(entry.find("--frr docker --frr-container"), std::string::npos);
+    EXPECT_EQ(entry.find("vty-tcp"), std::string::npos);
+}
+
 TEST(SonicManifest, LabelsCarryTheManifestAndEachYangModuleByteForByte) {
     TempDir dir;
     json manifest = generatedManifest(dir);

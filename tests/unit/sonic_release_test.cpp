@@ -488,11 +488,25 @@ TEST_P(SonicReleaseDeploy, FromTheReleasesT1PresetInSonicsOrder) {
         // reload` made): nothing to delete, no breakout, an empty patch.
         json deployed = target;
         deployed["BUFFER_POOL"]["ingress_lossless_pool"] = {{"mode", "dynamic"}, {"type", "ingress"}};
+        // qos_config.j2's own PORT_QOS_MAP (pfcwd_sw_enable on its lossless TCs "3,4"): a
+        // field-by-field merge must not keep it beside the plan's one lossless TC.
+        for (auto& [port, row] : deployed["PORT_QOS_MAP"].items())
+            if (port != "global") row["pfcwd_sw_enable"] = "3,4";
         writeJson(dir / "deployed.json", deployed);
         Ran again = apply(dir / "deployed.json", dir / "again");
         ASSERT_EQ(again.rc, 0) << again.out;
         EXPECT_EQ(facts::slurp(dir / "again/deletions.txt"), "");
-        EXPECT_EQ(json::parse(facts::slurp(dir / "again/config_db.patch.json")), json::array());
+        const json patch = json::parse(facts::slurp(dir / "again/config_db.patch.json"));
+        for (const auto& op : patch) {
+            EXPECT_EQ(op["op"], "replace") << op.dump();
+            EXPECT_NE(op["path"].get<std::string>().find("/pfcwd_sw_enable"), std::string::npos)
+                << op.dump();
+            EXPECT_EQ(op["value"], "3");
+        }
+        const json againTarget =
+            json::parse(facts::slurp(dir / "again/config_db.target.json"));
+        for (const auto& [port, row] : cfg.overlay["PORT_QOS_MAP"].items())
+            EXPECT_EQ(againTarget["PORT_QOS_MAP"][port]["pfcwd_sw_enable"], "3") << port;
         EXPECT_EQ(facts::slurp(dir / "again/apply.sh").find("'breakout'"), std::string::npos);
     }
     fs::remove_all(tmp);
@@ -511,7 +525,7 @@ TEST(SonicReleaseDeploy, ASwitchOnAnotherBufferModelIsRefused) {
         plan::sonicSwitchConfig(p, p.switches.front(), sku, {}));
     json running = plan::sonicBaseConfigDb(sku);
     running["DEVICE_METADATA"]["localhost"]["buffer_model"] = "dynamic";
-    auto r = plan::sonicApply({running, cfg.overlay, cfg.breakouts, {}});
+    auto r = plan::sonicApply({running, cfg.overlay, cfg.breakouts, {}, cfg.frrConf});
     ASSERT_TRUE(std::holds_alternative<std::string>(r));
     EXPECT_NE(std::get<std::string>(r).find("the switch runs the dynamic buffer model, the plan "
                                             "was made for traditional"),
@@ -519,8 +533,30 @@ TEST(SonicReleaseDeploy, ASwitchOnAnotherBufferModelIsRefused) {
     // And a plan port the switch does not have, after the breakouts.
     json other = plan::sonicBaseConfigDb(sku);
     other["PORT"].erase("Ethernet8");
-    auto missing = plan::sonicApply({other, cfg.overlay, cfg.breakouts, {}});
+    auto missing = plan::sonicApply({other, cfg.overlay, cfg.breakouts, {}, cfg.frrConf});
     ASSERT_TRUE(std::holds_alternative<std::string>(missing));
     EXPECT_NE(std::get<std::string>(missing).find("Ethernet8"), std::string::npos)
         << std::get<std::string>(missing);
+}
+
+// EVPN-MH: nothing in SONiC renders EVPN_ETHERNET_SEGMENT into FRR, so the ESI is in two
+// files; a segment whose two ESIs differ (a hand edit of one) is refused at deployment.
+TEST(SonicReleaseDeploy, AnEsiThatDiffersBetweenConfigDbAndFrrIsRefused) {
+    auto p = build("CX864E-N", 512, plan::Attach::EvpnMh);
+    const plan::Sku sku = catalogSku("CX864E-N");
+    const plan::SonicOptions master{plan::SonicRelease::Master};
+    const auto cfg = std::get<plan::SonicSwitchConfig>(
+        plan::sonicSwitchConfig(p, *p.findSwitch("p1-leaf1"), sku, master));
+    const json running = plan::sonicBaseConfigDb(sku);
+    ASSERT_TRUE(std::holds_alternative<plan::SonicApply>(
+        plan::sonicApply({running, cfg.overlay, cfg.breakouts, master, cfg.frrConf})));
+    json edited = cfg.overlay;
+    const std::string lag = edited["EVPN_ETHERNET_SEGMENT"].begin().key();
+    edited["EVPN_ETHERNET_SEGMENT"][lag]["esi"] = "00:11:22:33:44:55:66:00:00:09";
+    auto r = plan::sonicApply({running, edited, cfg.breakouts, master, cfg.frrConf});
+    ASSERT_TRUE(std::holds_alternative<std::string>(r));
+    EXPECT_NE(std::get<std::string>(r).find("EVPN_ETHERNET_SEGMENT|" + lag +
+                                            " esi 00:11:22:33:44:55:66:00:00:09, but frr.conf"),
+              std::string::npos)
+        << std::get<std::string>(r);
 }

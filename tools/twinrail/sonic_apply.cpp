@@ -102,6 +102,7 @@ std::variant<plan::SonicApplyInput, std::pair<int, std::string>> readInput(const
     in.overlay = std::move(overlay.doc);
     in.breakouts = std::get<0>(b);
     in.options = std::get<plan::SonicOptions>(o);
+    in.frrConf = frr;
     return in;
 }
 

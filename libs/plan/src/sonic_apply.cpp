@@ -3,6 +3,7 @@
 #include "twinrail/plan/sonic_apply.h"
 
 #include <regex>
+#include <sstream>
 #include <set>
 
 #include "twinrail/common/names.h"
@@ -215,9 +216,36 @@ void breakoutSteps(const std::map<std::string, Breakout>& breakouts, const json&
     }
 }
 
+// frr.conf's `interface X` / ` evpn mh es-id Y` against EVPN_ETHERNET_SEGMENT|X esi.
+std::optional<std::string> esiMismatch(const json& overlay, const std::string& frrConf) {
+    std::map<std::string, std::string> inFrr;
+    std::istringstream in(frrConf);
+    std::string interface;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("interface ", 0) == 0) interface = line.substr(10);
+        constexpr std::string_view kEs = " evpn mh es-id ";
+        if (line.rfind(kEs, 0) == 0 && !interface.empty()) inFrr[interface] = line.substr(kEs.size());
+    }
+    const json& segments = tableOf(overlay, "EVPN_ETHERNET_SEGMENT");
+    for (const auto& [lag, row] : segments.items()) {
+        const std::string esi = row.value("esi", "");
+        auto f = inFrr.find(lag);
+        if (f == inFrr.end() || f->second != esi) {
+            return "EVPN_ETHERNET_SEGMENT|" + lag + " esi " + esi + ", but frr.conf gives " + lag +
+                   (f == inFrr.end() ? " no es-id" : " es-id " + f->second) +
+                   ": the pair would see two segments (nothing in SONiC renders one from the "
+                   "other; edit the plan, not the files)";
+        }
+    }
+    for (const auto& [lag, esi] : inFrr)
+        if (!segments.contains(lag)) return "frr.conf gives " + lag + " an es-id, CONFIG_DB no segment";
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::variant<SonicApply, std::string> sonicApply(const SonicApplyInput& in) {
+    if (auto why = esiMismatch(in.overlay, in.frrConf)) return *why;
     const json& md = tableOf(in.running, "DEVICE_METADATA").value("localhost", json::object());
     const std::string model = md.value("buffer_model", "traditional");
     const std::string want =

@@ -21,7 +21,10 @@
 // 7. `config save`, and a restart of bgp, which reads docker_routing_config_mode and
 //    frr.conf only when it starts.
 // Refused (exit 65 from the CLI), before anything is written: a buffer model other than
-// the plan's, a port the plan needs that the switch does not have after its breakouts.
+// the plan's, a port the plan needs that the switch does not have after its breakouts, an
+// Ethernet segment whose ESI differs between CONFIG_DB's EVPN_ETHERNET_SEGMENT and
+// frr.conf's `evpn mh es-id` (nothing in SONiC renders one from the other: a hand edit of
+// one file would split the pair's view of the segment).
 #pragma once
 
 #include <map>
@@ -41,6 +44,7 @@ struct SonicApplyInput {
     nlohmann::json overlay;  // configs/<switch>/config_db.overlay.json
     std::map<std::string, Breakout> breakouts;  // configs/<switch>/breakouts.json
     SonicOptions options;  // configs/<switch>/sonic-target.json
+    std::string frrConf;   // configs/<switch>/frr.conf
 };
 
 struct SonicApplyStep {
