@@ -25,9 +25,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         at = nul + 1;
     }
     parts.resize(4);
-    plan::SkuTexts t{"fuzz", parts[0], "port_config.ini", parts[1], "hwsku.json",
-                     parts[2], parts[2].empty() ? "" : "platform.json",
-                     parts[3], parts[3].empty() ? "" : "pg_profile_lookup.ini"};
+    plan::SkuTexts t{"fuzz",
+                     parts[0],
+                     "port_config.ini",
+                     parts[1],
+                     "hwsku.json",
+                     parts[2],
+                     parts[2].empty() ? "" : "platform.json",
+                     parts[3],
+                     parts[3].empty() ? "" : "pg_profile_lookup.ini"};
     auto parsed = plan::skuFromFiles(t);
     if (const auto* err = std::get_if<plan::SkuError>(&parsed)) {
         check(!err->message.empty(), "a refusal without a message");

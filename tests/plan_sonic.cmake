@@ -16,7 +16,7 @@ target_compile_definitions(plan_sonic_tests PRIVATE
 gtest_discover_tests(plan_sonic_tests PROPERTIES LABELS unit)
 # Per-release conformance: the release table and every seed overlay judged by each release's
 # own files (../shared/fixtures/sonic-releases; the readers also on tests/fixtures).
-add_executable(sonic_release_tests unit/sonic_release_test.cpp)
+add_executable(sonic_release_tests unit/sonic_release_test.cpp unit/sonic_deploy_test.cpp)
 target_link_libraries(sonic_release_tests PRIVATE twinrail_plan twinrail_plan_files twinrail_sonic
                       GTest::gtest_main)
 target_compile_definitions(sonic_release_tests PRIVATE
@@ -26,6 +26,8 @@ target_compile_definitions(sonic_release_tests PRIVATE
   TWINRAIL_OWN_RELEASES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures/sonic-releases-own"
   TWINRAIL_APPLY_FIXTURES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures/sonic-apply"
   TWINRAIL_CLI="$<TARGET_FILE:twinrail>"
+  TWINRAIL_DOCS_DIR="${CMAKE_SOURCE_DIR}/docs"
+  TWINRAIL_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
   TWINRAIL_SONIC_SHARED_HWSKU="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-yang/hwsku"
   TWINRAIL_SONIC_RELEASES="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-releases")
 add_dependencies(sonic_release_tests twinrail)

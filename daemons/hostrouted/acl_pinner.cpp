@@ -1,5 +1,7 @@
 #include "acl_pinner.h"
 
+#include <linux/rtnetlink.h>
+
 #include <boost/asio/post.hpp>
 
 #include "twinrail/common/log.h"
@@ -24,11 +26,11 @@ class ApplDbSink final : public AclRuleSink {
     void del(const std::string& rule) override { producer_.del(keyOf(rule)); }
     void readRules(std::function<void(bool, std::vector<std::string>)> done) override {
         const std::string prefix = std::string(kPinAclTable) + ":";
-        producer_.keysWithPrefix(prefix, [done = std::move(done), prefix](
-                                             bool ok, std::vector<std::string> keys) {
-            for (auto& k : keys) k = k.substr(prefix.size());
-            done(ok, std::move(keys));
-        });
+        producer_.keysWithPrefix(
+            prefix, [done = std::move(done), prefix](bool ok, std::vector<std::string> keys) {
+                for (auto& k : keys) k = k.substr(prefix.size());
+                done(ok, std::move(keys));
+            });
     }
 
   private:
@@ -46,9 +48,12 @@ std::unique_ptr<AclRuleSink> makeApplDbAclSink(std::unique_ptr<redis::Connection
     return std::make_unique<ApplDbSink>(std::move(applDb), applDbId);
 }
 
-AclPinner::AclPinner(boost::asio::io_context& io, std::map<std::string, std::string> pins,
-                     std::unique_ptr<AclRuleSink> sink)
-    : io_(io), pins_(std::move(pins)), sink_(std::move(sink)) {}
+AclPinner::AclPinner(boost::asio::io_context& io, PinSettings settings,
+                     std::unique_ptr<AclRuleSink> sink, const netlink::RouteFeedFactory& feed)
+    : io_(io), settings_(std::move(settings)), sink_(std::move(sink)) {
+    feed_ = feed({RT_TABLE_MAIN}, [this](const std::vector<netlink::RouteKey>& keys,
+                                         bool snapshotDone) { onRoutes(keys, snapshotDone); });
+}
 
 void AclPinner::start() {
     sink_->onReady([this, alive = std::weak_ptr<int>(alive_)] {
@@ -61,15 +66,22 @@ void AclPinner::start() {
                 log::warning("uplink pins (ACL): cannot read APPL_DB's ", kPinAclTable,
                              " rules; writing all of them");
             }
-            reconcile(ok ? present : std::vector<std::string>{});
+            reconcile(ok ? std::move(present) : std::vector<std::string>{});
         });
     });
+    feed_->start();
     sink_->start();
     changed();
 }
 
-void AclPinner::setPins(std::map<std::string, std::string> pins) {
-    pins_ = std::move(pins);
+void AclPinner::stop() {
+    feed_->stop();
+}
+
+void AclPinner::setSettings(PinSettings settings) {
+    if (settings == settings_) return;
+    settings_ = std::move(settings);
+    allRoutes();
     changed();
 }
 
@@ -80,6 +92,7 @@ void AclPinner::setLocal(std::vector<IpPrefix> local) {
 }
 
 void AclPinner::onLink(const netlink::LinkState& link, bool removed) {
+    const auto before = uplinkIfindexes();
     if (removed) {
         names_.erase(link.ifindex);
         operUp_.erase(link.name);
@@ -88,6 +101,7 @@ void AclPinner::onLink(const netlink::LinkState& link, bool removed) {
         names_[link.ifindex] = link.name;
         operUp_[link.name] = link.operUp;
     }
+    if (uplinkIfindexes() != before) allRoutes();
     changed();
 }
 
@@ -102,17 +116,72 @@ void AclPinner::onNeighbor(const netlink::NeighborEntry& neigh, bool removed) {
     changed();
 }
 
-void AclPinner::changed() {
-    std::map<std::string, AclUplink> uplinks;
-    for (const auto& [downlink, uplink] : pins_) {
-        for (const auto& [ifindex, name] : names_) {
-            if (name != uplink) continue;
-            std::vector<UplinkNeighbor> seen;
-            for (const auto& [ip, state] : neighbors_[ifindex]) seen.push_back({ip, state});
-            uplinks[uplink] = {operUp_[name], aclNextHop(seen)};
-        }
+void AclPinner::onRoutes(const std::vector<netlink::RouteKey>& keys, bool snapshotDone) {
+    if (snapshotDone) {
+        allRoutes();
+    } else {
+        for (const auto& k : keys) routeOf(k.dst);
     }
-    AclPinPlan next = aclPinPlan(pins_, uplinks, local_);
+    changed();
+}
+
+// The pinned uplinks that exist, by name.
+std::map<std::string, int> AclPinner::uplinkIfindexes() const {
+    std::map<std::string, int> out;
+    for (const auto& [downlink, uplink] : settings_.pins) {
+        for (const auto& [ifindex, name] : names_)
+            if (name == uplink) out[uplink] = ifindex;
+    }
+    return out;
+}
+
+// Which pinned uplinks main routes `prefix` through now (the kernel pins' rule).
+void AclPinner::routeOf(const IpPrefix& prefix) {
+    std::vector<const netlink::KernelRoute*> main;
+    const auto& all = feed_->routes();
+    for (auto it = all.lower_bound(netlink::RouteKey{RT_TABLE_MAIN, prefix, 0, 0});
+         it != all.end() && it->first.table == RT_TABLE_MAIN && it->first.dst == prefix; ++it)
+        main.push_back(&it->second);
+    std::set<std::string> through;
+    bool forwarded = false;
+    for (const auto& [uplink, ifindex] : uplinkIfindexes()) {
+        auto entry = pinnedEntry(main, ifindex, 0, 0, settings_.minWeightRatio);
+        forwarded = forwarded || entry.has_value();
+        if (entry && entry->type == RTN_UNICAST) through.insert(uplink);
+    }
+    if (forwarded) {
+        routes_[prefix] = std::move(through);
+    } else {
+        routes_.erase(prefix);
+    }
+}
+
+void AclPinner::allRoutes() {
+    routes_.clear();
+    for (const auto& [key, route] : feed_->routes())
+        if (key.table == RT_TABLE_MAIN && routes_.count(key.dst) == 0) routeOf(key.dst);
+}
+
+// One pass per burst of events: the plan, then the writes.
+void AclPinner::changed() {
+    if (flushQueued_) return;
+    flushQueued_ = true;
+    boost::asio::post(io_, [this, alive = std::weak_ptr<int>(alive_)] {
+        if (alive.expired()) return;
+        flushQueued_ = false;
+        replan();
+        flush();
+    });
+}
+
+void AclPinner::replan() {
+    std::map<std::string, AclUplink> uplinks;
+    for (const auto& [uplink, ifindex] : uplinkIfindexes()) {
+        std::vector<UplinkNeighbor> seen;
+        for (const auto& [ip, state] : neighbors_[ifindex]) seen.push_back({ip, state});
+        uplinks[uplink] = {operUp_[uplink], aclNextHop(seen)};
+    }
+    AclPinPlan next = aclPinPlan(settings_.pins, uplinks, local_, routes_);
     if (table_) {
         for (const auto& [downlink, view] : next.pins) {
             auto was = plan_.pins.find(downlink);
@@ -124,14 +193,6 @@ void AclPinner::changed() {
             if (next.pins.count(downlink) == 0) table_->markDirty(downlink);
     }
     plan_ = std::move(next);
-    if (flushQueued_) return;
-    flushQueued_ = true;
-    // Every event of a netlink burst first, then one pass of writes.
-    boost::asio::post(io_, [this, alive = std::weak_ptr<int>(alive_)] {
-        if (alive.expired()) return;
-        flushQueued_ = false;
-        flush();
-    });
 }
 
 void AclPinner::reconcile(const std::vector<std::string>& present) {
@@ -140,11 +201,14 @@ void AclPinner::reconcile(const std::vector<std::string>& present) {
     // they are there, with fields we never write, so each is either rewritten or gone).
     for (const auto& rule : present) written_[rule] = {};
     known_ = true;
+    replan();
     flush();
 }
 
 void AclPinner::flush() {
-    if (!known_ || !sink_->ready()) return;  // after the next connect's read
+    // After the next connect's read, and once main is known (a pin without its prefix
+    // rules would send what the spine lost to it).
+    if (!known_ || !sink_->ready() || !feed_->synced()) return;
     for (auto it = written_.begin(); it != written_.end();) {
         if (plan_.rules.count(it->first) > 0) {
             ++it;
@@ -168,8 +232,7 @@ void AclPinner::flush() {
 
 void AclPinner::attachStateDb(redis::Connection& client, char separator) {
     table_ = std::make_unique<redis::StateTable>(
-        io_, client, kPinTable, separator,
-        [this](const std::string& key) { return rowOf(key); },
+        io_, client, kPinTable, separator, [this](const std::string& key) { return rowOf(key); },
         [this] {
             std::vector<std::string> keys;
             for (const auto& [downlink, view] : plan_.pins) keys.push_back(downlink);
@@ -184,11 +247,12 @@ void AclPinner::resyncState() {
 std::optional<redis::Fields> AclPinner::rowOf(const std::string& downlink) const {
     auto it = plan_.pins.find(downlink);
     if (it == plan_.pins.end()) return std::nullopt;
-    return redis::Fields{{"uplink", pins_.count(downlink) ? pins_.at(downlink) : ""},
-                         {"state", pinStateName(it->second.state)},
-                         {"reason", it->second.reason},
-                         {"mechanism", "acl"},
-                         {"redirect", it->second.redirect}};
+    return redis::Fields{
+        {"uplink", settings_.pins.count(downlink) ? settings_.pins.at(downlink) : ""},
+        {"state", pinStateName(it->second.state)},
+        {"reason", it->second.reason},
+        {"mechanism", "acl"},
+        {"redirect", it->second.redirect}};
 }
 
 }  // namespace twinrail::hostrouted

@@ -1,9 +1,11 @@
 // Static smart routing on SONiC: keeps APPL_DB ACL_RULE_TABLE's TWINRAIL_PIN rules as
 // acl_pins.h says, from the uplinks' carrier and next hops (the links and neighbors
-// hostrouted already follows) and the leaf's own subnets. Writes only what changed; on
-// every (re)connect to APPL_DB it reads which of its rules are there and writes the
-// difference, so a restart leaves pinned traffic pinned (the rules stay while hostrouted is
-// away, as the kernel pins do). STATE_DB UPLINK_PIN_TABLE rows say what each downlink got.
+// hostrouted already follows), the leaf's own subnets, and the main table (a RouteFeed:
+// which prefixes go through which pinned uplink). Nothing is written before the feed's
+// first snapshot, then only what changed, in one pass per burst of events; on every
+// (re)connect to APPL_DB it reads which of its rules are there and writes the difference,
+// so a restart leaves pinned traffic pinned (the rules stay while hostrouted is away, as
+// the kernel pins do). STATE_DB UPLINK_PIN_TABLE rows say what each downlink got.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "acl_pins.h"
+#include "twinrail/netlink/route_watch.h"
 #include "twinrail/netlink/types.h"
 #include "twinrail/redis/client.h"
 #include "twinrail/redis/state_table.h"
@@ -45,10 +48,12 @@ struct AclPinStats {
 
 class AclPinner {
   public:
-    AclPinner(boost::asio::io_context& io, std::map<std::string, std::string> pins,
-              std::unique_ptr<AclRuleSink> sink);
-    void start();
-    void setPins(std::map<std::string, std::string> pins);
+    // `settings`: the pins and pin_min_weight_ratio (the rest is the kernel pins').
+    AclPinner(boost::asio::io_context& io, PinSettings settings, std::unique_ptr<AclRuleSink> sink,
+              const netlink::RouteFeedFactory& feed);
+    void start();  // throws when the kernel's routes cannot be read
+    void stop();
+    void setSettings(PinSettings settings);
     void setLocal(std::vector<IpPrefix> local);
     void onLink(const netlink::LinkState& link, bool removed);
     void onNeighbor(const netlink::NeighborEntry& neigh, bool removed);
@@ -59,13 +64,20 @@ class AclPinner {
 
   private:
     void changed();
+    void replan();
     void flush();
     void reconcile(const std::vector<std::string>& present);
+    void onRoutes(const std::vector<netlink::RouteKey>& changed, bool snapshotDone);
+    void routeOf(const IpPrefix& prefix);
+    void allRoutes();
+    std::map<std::string, int> uplinkIfindexes() const;
     std::optional<redis::Fields> rowOf(const std::string& downlink) const;
 
     boost::asio::io_context& io_;
-    std::map<std::string, std::string> pins_;  // downlink -> uplink
+    PinSettings settings_;
     std::unique_ptr<AclRuleSink> sink_;
+    std::unique_ptr<netlink::RouteFeed> feed_;
+    AclRoutes routes_;
     std::vector<IpPrefix> local_;
     std::map<int, std::string> names_;                     // ifindex -> link name
     std::map<std::string, bool> operUp_;                   // by link name

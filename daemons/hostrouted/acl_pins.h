@@ -12,11 +12,18 @@
 // - PIN_<downlink>: every other IP packet in on the downlink is redirected to the next hop
 //   of its pinned uplink ("<next hop>@<uplink>": the spine's IPv6 link-local address, which
 //   neighsyncd puts in neighorch on a link-local-only port).
-// An uplink that is down, or whose next hop is not known, has no PIN rule: its downlinks
+// - P_<uplink>_<prefix>: where main does not route a prefix through the uplink (its spine
+//   lost it, or pathqd's weight there fell below pin_min_weight_ratio of the heaviest),
+//   the uplink's downlinks forward it as routing says; where main routes a more specific
+//   prefix inside such a one through the uplink again, they are redirected again. The
+//   priority grows with the prefix length (1001 + length), so the ACL's answer is main's
+//   longest match, as the kernel pins' policy tables give it. Only prefixes whose answer
+//   differs from the one enclosing them get a rule: none in a healthy fabric.
+// An uplink that is down, or whose next hop is not known, has no rules: its downlinks
 // fall back to the routed multipath, as the kernel pins do (aclorch would keep a rule
-// whose next hop is gone pointing at it: the rule goes first). Unlike the kernel pins, a
-// destination the pinned spine lost is not un-pinned prefix by prefix: an ACL matches no
-// routes (docs/static-routing.md).
+// whose next hop is gone pointing at it: the rule goes first). So does an uplink that
+// would need more than kMaxPrefixRulesPerUplink prefix rules (the ACL's room is the
+// ASIC's).
 //
 // aclorch's rules for these rows (sonic-swss aclorch.cpp): upper-case fields, one action
 // per rule, a physical port in IN_PORTS, no ':' in a table or rule name.
@@ -24,6 +31,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +44,11 @@ namespace twinrail::hostrouted {
 inline constexpr const char* kPinAclTable = "TWINRAIL_PIN";  // the planner's ACL_TABLE
 inline constexpr int kPinRulePriority = 1000;
 inline constexpr int kLocalRulePriority = 9000;
+inline constexpr size_t kMaxPrefixRulesPerUplink = 1024;
+
+// Main's prefixes, each with the pinned uplinks main routes it through (pinnedEntry's
+// rule, weights included). Link-local and multicast prefixes are left out.
+using AclRoutes = std::map<IpPrefix, std::set<std::string>>;
 
 struct AclUplink {
     bool operUp = false;
@@ -44,7 +57,7 @@ struct AclUplink {
 
 struct AclPinView {
     PinState state = PinState::Fallback;
-    std::string reason;  // why not pinned
+    std::string reason;    // why not pinned
     std::string redirect;  // "<next hop>@<uplink>" when pinned
 };
 
@@ -54,10 +67,10 @@ struct AclPinPlan {
 };
 
 // `pins`: downlink -> uplink; `local`: the leaf's own subnets and addresses (any host
-// bits are masked off).
+// bits are masked off); `routes`: main's prefixes and the uplinks they go through.
 AclPinPlan aclPinPlan(const std::map<std::string, std::string>& pins,
                       const std::map<std::string, AclUplink>& uplinks,
-                      const std::vector<IpPrefix>& local);
+                      const std::vector<IpPrefix>& local, const AclRoutes& routes);
 
 // The neighbor to redirect to on an uplink, from the kernel's entries there: the lowest
 // IPv6 link-local address in a usable state (not FAILED or INCOMPLETE), or nothing.

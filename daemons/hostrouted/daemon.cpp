@@ -66,6 +66,45 @@ Daemon::~Daemon() {
     }
 }
 
+// STATE_DB's tables, resynced on every (re)connect; the reconcile is announced then.
+void Daemon::startStateDb() {
+    if (!edges_.stateDb) return;
+    stateDb_ = edges_.stateDb.get();
+    hostTable_ = std::make_unique<redis::StateTable>(
+        io_, *stateDb_, kHostRouteTable, options_.stateDbSeparator,
+        [this](const std::string& key) { return hostRowFor(key); },
+        [this] { return allHostKeys(); });
+    claimTable_ = std::make_unique<redis::StateTable>(
+        io_, *stateDb_, kClaimTable, options_.stateDbSeparator,
+        [this](const std::string& key) { return claimRowFor(key); },
+        [this] { return allClaimKeys(); });
+    foreignTable_ = std::make_unique<redis::StateTable>(
+        io_, *stateDb_, kForeignTable, options_.stateDbSeparator,
+        [this](const std::string& key) { return foreignRowFor(key); },
+        [this] {
+            std::vector<std::string> keys;
+            for (const auto& ip : foreign_.keys()) keys.push_back(ip.str());
+            return keys;
+        });
+    if (pinner_) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+    if (aclPinner_) aclPinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+    if (holder_) holder_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+    if (cfg_.advertise == Advertise::NetworkTable) startNetworkTable();
+    stateDb_->onConnected([this] {
+        if (networkTable_) networkTable_->resyncAll();
+        if (pinner_) pinner_->resyncState();
+        if (aclPinner_) aclPinner_->resyncState();
+        if (holder_) holder_->stateDbConnected();
+        hostTable_->resyncAll();
+        foreignTable_->resyncAll();
+        claimTable_->resyncAll();
+        publishStats();
+        // The start-up reconcile is done (routes adopted before this handler existed).
+        redis::announceReconciled(*stateDb_, "hostrouted", options_.stateDbSeparator);
+    });
+    stateDb_->start();
+}
+
 void Daemon::start() {
     auto now = Clock::now();
     applyBindings();
@@ -81,7 +120,7 @@ void Daemon::start() {
     prober_->start();
     auto before = registry_.stats();
     if (!cfg_.uplinkPins.empty()) startPins();  // before the links snapshot: it needs them
-    if (cfg_.evpnMh) startEvpn();                 // its first view comes after the kernel snapshot
+    if (cfg_.evpnMh) startEvpn();               // its first view comes after the kernel snapshot
     if (!cfg_.fabricPrefixes.empty()) startHold();  // before the links snapshot: it needs them
     monitor_->start();
     if (pinner_) pinner_->start();
@@ -92,42 +131,7 @@ void Daemon::start() {
                 after.withdrawn - before.withdrawn, " removed (host gone), ",
                 after.added - before.added, " added, ", registry_.installedCount(),
                 " installed now");
-    if (edges_.stateDb) {
-        stateDb_ = edges_.stateDb.get();
-        hostTable_ = std::make_unique<redis::StateTable>(
-            io_, *stateDb_, kHostRouteTable, options_.stateDbSeparator,
-            [this](const std::string& key) { return hostRowFor(key); },
-            [this] { return allHostKeys(); });
-        claimTable_ = std::make_unique<redis::StateTable>(
-            io_, *stateDb_, kClaimTable, options_.stateDbSeparator,
-            [this](const std::string& key) { return claimRowFor(key); },
-            [this] { return allClaimKeys(); });
-        foreignTable_ = std::make_unique<redis::StateTable>(
-            io_, *stateDb_, kForeignTable, options_.stateDbSeparator,
-            [this](const std::string& key) { return foreignRowFor(key); },
-            [this] {
-                std::vector<std::string> keys;
-                for (const auto& ip : foreign_.keys()) keys.push_back(ip.str());
-                return keys;
-            });
-        if (pinner_) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
-        if (aclPinner_) aclPinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
-        if (holder_) holder_->attachStateDb(*stateDb_, options_.stateDbSeparator);
-        if (cfg_.advertise == Advertise::NetworkTable) startNetworkTable();
-        stateDb_->onConnected([this] {
-            if (networkTable_) networkTable_->resyncAll();
-            if (pinner_) pinner_->resyncState();
-            if (aclPinner_) aclPinner_->resyncState();
-            if (holder_) holder_->stateDbConnected();
-            hostTable_->resyncAll();
-            foreignTable_->resyncAll();
-            claimTable_->resyncAll();
-            publishStats();
-            // The start-up reconcile is done (routes adopted before this handler existed).
-            redis::announceReconciled(*stateDb_, "hostrouted", options_.stateDbSeparator);
-        });
-        stateDb_->start();
-    }
+    startStateDb();
     checkFrr();
     if (options_.checkFrr) {
         frr_.watchRestarts([this](const std::string& daemon) { onFrrRestart(daemon); });
@@ -154,6 +158,7 @@ void Daemon::stop() {
     if (auditor_) auditor_->stop();
     frr_.stopWatching();
     if (pinner_) pinner_->stop();
+    if (aclPinner_) aclPinner_->stop();
     if (holder_) holder_->stop();  // held ports stay down, as routes stay in place
     guard_.stop();                 // the filters stay: a restart must not open the ports
     if (evpn_) evpn_->stop();
@@ -171,28 +176,7 @@ void Daemon::applyConfig(const Config& next) {
     bool frrRelevant =
         next.ipv4 != cfg_.ipv4 || next.ipv6 != cfg_.ipv6 || next.manageFrr != cfg_.manageFrr;
     cfg_ = next;
-    if (aclPinner_) {
-        aclPinner_->setPins(cfg_.uplinkPins);
-    } else if (pinner_) {
-        pinner_->setSettings(pinSettings());
-    } else if (!cfg_.uplinkPins.empty() && cfg_.platform == Platform::Sonic) {
-        startPins();
-        if (aclPinner_ && stateDb_ != nullptr)
-            aclPinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
-        if (aclPinner_) aclPinner_->start();
-    } else if (!cfg_.uplinkPins.empty()) {
-        try {
-            startPinner();
-            for (const auto& [ifindex, port] : ports_) pinner_->onLink(port.link, false);
-            pinner_->start();
-            if (stateDb_ != nullptr) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
-        } catch (const std::exception& e) {
-            // Host routes go on; the pins are tried again with the next config.
-            log::error("uplink pinning not started: ", e.what());
-            pinner_.reset();
-            policyWriter_.reset();
-        }
-    }
+    applyPinConfig();
     applyHoldConfig();
     registry_.setLimits(limitsOf(cfg_));
     registry_.setLiveness(livenessOf(cfg_), Clock::now());

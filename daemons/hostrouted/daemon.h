@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "acl_pinner.h"
 #include "arp_guard.h"
 #include "binding_config.h"
 #include "config.h"
@@ -31,7 +32,6 @@
 #include "twinrail/netlink/route_table.h"
 #include "twinrail/redis/client.h"
 #include "twinrail/redis/state_table.h"
-#include "acl_pinner.h"
 #include "uplink_pinner.h"
 
 namespace twinrail::hostrouted {
@@ -126,6 +126,8 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     // Uplink pins (daemon_state.cpp): the kernel's policy tables on Linux, aclorch's rules
     // in APPL_DB on SONiC (acl_pins.h), where the ASIC forwards.
     void startPins();
+    void startStateDb();
+    void applyPinConfig();
     void startPinner();
     // The leaf's own subnets and addresses: never pinned (the ACL's LOCAL rules).
     std::vector<IpPrefix> localPrefixes() const;
@@ -168,8 +170,8 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<netlink::PolicyWriter> policyWriter_;  // with uplink pins only
     std::unique_ptr<UplinkPinner> pinner_;
     std::unique_ptr<AclPinner> aclPinner_;  // platform sonic with uplink pins
-    std::unique_ptr<PortHolder> holder_;  // with fabric_prefixes only
-    std::unique_ptr<EvpnMh> evpn_;        // with evpn_mh only
+    std::unique_ptr<PortHolder> holder_;    // with fabric_prefixes only
+    std::unique_ptr<EvpnMh> evpn_;          // with evpn_mh only
     BridgeFdb fdb_;
     // Each member's VLANs, as the kernel last listed them (no entry: never listed, as on a
     // VLAN-unaware bridge, where any VLAN counts).

@@ -15,11 +15,13 @@ PinSettings Daemon::pinSettings() const {
 void Daemon::startPins() {
     if (cfg_.platform != Platform::Sonic) return startPinner();
     if (!edges_.aclSink) {
-        log::error("uplink pins: platform sonic, but no APPL_DB to write aclorch's rules to; "
-                   "no pins");
+        log::error(
+            "uplink pins: platform sonic, but no APPL_DB to write aclorch's rules to; "
+            "no pins");
         return;
     }
-    aclPinner_ = std::make_unique<AclPinner>(io_, cfg_.uplinkPins, edges_.aclSink());
+    aclPinner_ =
+        std::make_unique<AclPinner>(io_, pinSettings(), edges_.aclSink(), edges_.routeFeed);
     for (const auto& [ifindex, port] : ports_) aclPinner_->onLink(port.link, false);
     aclPinner_->setLocal(localPrefixes());
 }
@@ -32,6 +34,33 @@ std::vector<IpPrefix> Daemon::localPrefixes() const {
     }
     for (const auto& ip : own_) out.push_back({ip, ip.maxPrefixLen()});
     return out;
+}
+
+// A new config's pins: the running pinner takes them, or one starts (the pins may be new).
+void Daemon::applyPinConfig() {
+    if (aclPinner_) return aclPinner_->setSettings(pinSettings());
+    if (pinner_) return pinner_->setSettings(pinSettings());
+    if (cfg_.uplinkPins.empty()) return;
+    try {
+        if (cfg_.platform == Platform::Sonic) {
+            startPins();
+            if (!aclPinner_) return;
+            if (stateDb_ != nullptr)
+                aclPinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+            aclPinner_->start();
+            return;
+        }
+        startPinner();
+        for (const auto& [ifindex, port] : ports_) pinner_->onLink(port.link, false);
+        pinner_->start();
+        if (stateDb_ != nullptr) pinner_->attachStateDb(*stateDb_, options_.stateDbSeparator);
+    } catch (const std::exception& e) {
+        // Host routes go on; the pins are tried again with the next config.
+        log::error("uplink pinning not started: ", e.what());
+        pinner_.reset();
+        aclPinner_.reset();
+        policyWriter_.reset();
+    }
 }
 
 void Daemon::startPinner() {

@@ -56,8 +56,10 @@ constexpr const char* kUsage = R"(usage: twinrail-lab <command> [--name NAME] [o
                        target: EthernetN ports from the HWSKU (--hwsku, else
                        lab/hwsku/<model>, else the planner's), a bridge per VLAN with
                        its SVI, CONFIG_DB loaded, database_config.json, the release's
-                       frr.conf (default 202405; 202611 with evpn-mh, the first with
-                       its tables). docs/lab.md
+                       frr.conf (default 202505; master with evpn-mh, the only one
+                       with its tables); FRR in a container per switch, reached as
+                       the release's daemons reach it. Not with --lb static (no
+                       aclorch here). docs/lab.md
   status [--json]      processes, BGP sessions, host routes, NIC reachability per plane
   fail NODE[:PORT]     take a switch (all its ports) or one port down (SONiC layout: a
                        switch port by its plan name, swp3, or its EthernetN name)

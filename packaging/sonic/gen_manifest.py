@@ -4,8 +4,8 @@
 Everything comes from the files the .deb is built from, so the two cannot drift:
   - name and version: the first line of debian/changelog;
   - description: the synopsis of `Package: twinrail` in debian/control;
-  - no init-cfg: sonic-package-manager writes each of its fields over CONFIG_DB's at every
-    install and upgrade, which would undo the plan's rows (manifest.in.json "//init-cfg");
+  - no init-cfg: what a switch needs there depends on its release and plan, which the
+    planner's overlay writes (manifest.in.json "//init-cfg");
   - the YANG labels: proto/<module>.yang, byte for byte;
   - the rest (depends, service, container, processes, cli): manifest.in.json.
 

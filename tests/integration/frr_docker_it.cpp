@@ -60,7 +60,9 @@ class FrrInContainer : public ::testing::Test {
     std::pair<bool, std::string> show(const std::string& command) {
         std::optional<std::pair<bool, std::string>> got;
         channel_->show(command, [&got](bool ok, std::string text) { got.emplace(ok, text); });
-        EXPECT_TRUE(runUntil(io_, [&got] { return got.has_value(); }, 30s)) << command;
+        EXPECT_TRUE(runUntil(
+            io_, [&got] { return got.has_value(); }, 30s))
+            << command;
         return got.value_or(std::pair{false, std::string("no answer")});
     }
 
@@ -86,7 +88,8 @@ TEST_F(FrrInContainer, ShowRunAndEnsureReachBgpdWhoseVtyPortIsClosed) {
     channel_->run({"-c", "configure terminal", "-c", "route-map TWINRAIL-T permit 10", "-c",
                    " set extcommunity bandwidth 100"},
                   [&ran](twinrail::ProcessResult r) { ran = std::move(r); });
-    ASSERT_TRUE(runUntil(io_, [&ran] { return ran.has_value(); }, 30s));
+    ASSERT_TRUE(runUntil(
+        io_, [&ran] { return ran.has_value(); }, 30s));
     EXPECT_EQ(ran->exitCode, 0) << ran->err << ran->out;
 
     std::optional<frr::Channel::EnsureResult> ensured;
@@ -94,7 +97,8 @@ TEST_F(FrrInContainer, ShowRunAndEnsureReachBgpdWhoseVtyPortIsClosed) {
         {{"router bgp 65001"}, "bgp bestpath as-path multipath-relax"},
         {{}, "route-map TWINRAIL-T permit 10"}};
     channel_->ensure(want, true, [&ensured](frr::Channel::EnsureResult r) { ensured = r; });
-    ASSERT_TRUE(runUntil(io_, [&ensured] { return ensured.has_value(); }, 60s));
+    ASSERT_TRUE(runUntil(
+        io_, [&ensured] { return ensured.has_value(); }, 60s));
     EXPECT_TRUE(ensured->reachable) << ensured->error;
     EXPECT_TRUE(ensured->missing.empty())
         << ensured->error << (ensured->missing.empty() ? "" : ensured->missing.front().describe());
@@ -113,7 +117,8 @@ TEST_F(FrrInContainer, ZebraCommandsAnswerInOrderAndControlCharactersNeverLeave)
             order.emplace_back(c);
         });
     }
-    ASSERT_TRUE(runUntil(io_, [&order] { return order.size() == 3; }, 60s));
+    ASSERT_TRUE(runUntil(
+        io_, [&order] { return order.size() == 3; }, 60s));
     EXPECT_EQ(order, (std::vector<std::string>{"show version", "show ip route summary",
                                                "show interface brief"}));
     auto [ok, why] = show("show version\nconfigure terminal");
@@ -124,14 +129,16 @@ TEST_F(FrrInContainer, ZebraCommandsAnswerInOrderAndControlCharactersNeverLeave)
 TEST_F(FrrInContainer, ARestartOfTheContainerIsHeardAndAStoppedOneIsAnError) {
     std::vector<std::string> restarted;
     channel_->watchRestarts([&restarted](const std::string& d) { restarted.push_back(d); });
-    runUntil(io_, [] { return false; }, 500ms);  // the event stream is open
+    runUntil(
+        io_, [] { return false; }, 500ms);  // the event stream is open
     ASSERT_EQ(lab::run({"docker", "stop", "--time", "1", lab::frrContainerName(ns_)}).rc, 0);
     auto [ok, why] = show("show version");
     EXPECT_FALSE(ok);
     EXPECT_NE(why.find("is not running"), std::string::npos) << why;
     EXPECT_TRUE(restarted.empty());
     ASSERT_EQ(lab::run({"docker", "start", lab::frrContainerName(ns_)}).rc, 0);
-    ASSERT_TRUE(runUntil(io_, [&restarted] { return restarted.size() >= 2; }, 20s));
+    ASSERT_TRUE(runUntil(
+        io_, [&restarted] { return restarted.size() >= 2; }, 20s));
     EXPECT_EQ(restarted[0], "zebra");
     EXPECT_EQ(restarted[1], "bgpd");
     channel_->stopWatching();
@@ -143,7 +150,8 @@ TEST_F(FrrInContainer, AWrongContainerOrASilentEngineEndsWithAReason) {
     auto none = frr::makeDockerFrr(io_, wrong);
     std::optional<std::pair<bool, std::string>> got;
     none->show("show version", [&got](bool ok, std::string t) { got.emplace(ok, t); });
-    ASSERT_TRUE(runUntil(io_, [&got] { return got.has_value(); }, 20s));
+    ASSERT_TRUE(runUntil(
+        io_, [&got] { return got.has_value(); }, 20s));
     EXPECT_FALSE(got->first);
     EXPECT_NE(got->second.find("No such container"), std::string::npos) << got->second;
 
@@ -163,7 +171,8 @@ TEST_F(FrrInContainer, AWrongContainerOrASilentEngineEndsWithAReason) {
     std::optional<twinrail::ProcessResult> r;
     const auto start = std::chrono::steady_clock::now();
     mute->run({"-c", "show version"}, [&r](twinrail::ProcessResult p) { r = std::move(p); });
-    ASSERT_TRUE(runUntil(io_, [&r] { return r.has_value(); }, 10s));
+    ASSERT_TRUE(runUntil(
+        io_, [&r] { return r.has_value(); }, 10s));
     EXPECT_TRUE(r->timedOut);
     EXPECT_EQ(r->exitCode, -1);
     EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);

@@ -43,16 +43,27 @@ bool runUntil(boost::asio::io_context& io, const std::function<bool()>& done) {
     return done();
 }
 
-}  // namespace
-
-TEST(ProducerTable, AConsumerOfTheTableSeesSetsAndDeletes) {
+// A private redis-server for each test, removed with its folder afterwards.
+class ProducerTable : public testing::Test {
+  protected:
+    ProducerTable() { std::filesystem::create_directories(dir); }
+    ~ProducerTable() override {
+        server.stop();
+        std::filesystem::remove_all(dir);
+    }
+    void SetUp() override {
+        server.start();
+        at.unixSocket = server.socket();
+    }
     const std::string dir = "/tmp/tr-producer-" + std::to_string(::getpid());
-    std::filesystem::create_directories(dir);
-    lab::RedisServer server(dir);
-    server.start();
+    lab::RedisServer server{dir};
     boost::asio::io_context io;
     redis::Endpoint at;
-    at.unixSocket = server.socket();
+};
+
+}  // namespace
+
+TEST_F(ProducerTable, AConsumerOfTheTableSeesSetsAndDeletes) {
     redis::Client client(io, at, 0, "APPL_DB");
     client.start();
     ASSERT_TRUE(runUntil(io, [&client] { return client.connected(); }));
@@ -72,9 +83,9 @@ TEST(ProducerTable, AConsumerOfTheTableSeesSetsAndDeletes) {
     // Nothing in the table itself until the consumer pops: a plain HSET would skip that.
     EXPECT_EQ(server.cli(0, {"EXISTS", "ACL_RULE_TABLE:TWINRAIL_PIN:PIN_Ethernet0"}), "0\n");
     consumerPop(server, "ACL_RULE_TABLE");
-    EXPECT_EQ(server.cli(0, {"HGET", "ACL_RULE_TABLE:TWINRAIL_PIN:PIN_Ethernet0",
-                             "REDIRECT_ACTION"}),
-              "fe80::1@Ethernet256\n");
+    EXPECT_EQ(
+        server.cli(0, {"HGET", "ACL_RULE_TABLE:TWINRAIL_PIN:PIN_Ethernet0", "REDIRECT_ACTION"}),
+        "fe80::1@Ethernet256\n");
 
     std::optional<std::vector<std::string>> ours;
     table.keysWithPrefix("TWINRAIL_PIN:", [&ours](bool ok, std::vector<std::string> keys) {
@@ -92,19 +103,10 @@ TEST(ProducerTable, AConsumerOfTheTableSeesSetsAndDeletes) {
     EXPECT_EQ(server.cli(0, {"EXISTS", "ACL_RULE_TABLE:OTHER:RULE"}), "1\n");
     EXPECT_EQ(server.cli(0, {"SCARD", "ACL_RULE_TABLE_KEY_SET"}), "0\n");
     client.stop();
-    server.stop();
-    std::filesystem::remove_all(dir);
 }
 
 // Subscribers on the table's channel (how a consumer wakes up) hear each change.
-TEST(ProducerTable, EachChangeIsPublishedOnTheTablesChannel) {
-    const std::string dir = "/tmp/tr-producer-pub-" + std::to_string(::getpid());
-    std::filesystem::create_directories(dir);
-    lab::RedisServer server(dir);
-    server.start();
-    boost::asio::io_context io;
-    redis::Endpoint at;
-    at.unixSocket = server.socket();
+TEST_F(ProducerTable, EachChangeIsPublishedOnTheTablesChannel) {
     redis::Client sub(io, at, 0, "APPL_DB"), pub(io, at, 0, "APPL_DB");
     sub.start();
     pub.start();
@@ -124,6 +126,4 @@ TEST(ProducerTable, EachChangeIsPublishedOnTheTablesChannel) {
     EXPECT_TRUE(runUntil(io, [&messages] { return messages == 2; })) << messages;
     sub.stop();
     pub.stop();
-    server.stop();
-    std::filesystem::remove_all(dir);
 }

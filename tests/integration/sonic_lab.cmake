@@ -25,6 +25,7 @@ target_link_libraries(sonic_image_it PRIVATE twinrail_lab nlohmann_json::nlohman
 target_compile_definitions(sonic_image_it PRIVATE HOSTROUTED_BIN="$<TARGET_FILE:hostrouted>"
                            PATHQD_BIN="$<TARGET_FILE:pathqd>" TWINRAIL_LAB_BIN="$<TARGET_FILE:twinrail-lab>"
                            TWINRAIL_BIN="$<TARGET_FILE:twinrail>"
-                           TWINRAIL_VERSION="${CMAKE_MATCH_1}")
+                           TWINRAIL_VERSION="${CMAKE_MATCH_1}"
+                           TWINRAIL_SONIC_RELEASES="${CMAKE_SOURCE_DIR}/../shared/fixtures/sonic-releases")
 add_dependencies(sonic_image_it hostrouted pathqd twinrail-lab twinrail)
 gtest_discover_tests(sonic_image_it PROPERTIES LABELS sonic-image TIMEOUT 300 DISCOVERY_TIMEOUT 30)

@@ -99,9 +99,8 @@ TEST_F(SonicLab, SmokeOnTheSonicLayout) {
     const std::string leafNs = lab::PlanLab::nsPrefix(name_) + "p1-leaf1";
     EXPECT_TRUE(lab::frrInContainer(leafNs));
     EXPECT_EQ(lab::run({"docker", "inspect", lab::frrContainerName(leafNs)}).rc, 0);
-    EXPECT_NE(lab::inNodeRun(name_, "p1-leaf1",
-                             {"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/2605"}).rc,
-              0)
+    EXPECT_NE(
+        lab::inNodeRun(name_, "p1-leaf1", {"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/2605"}).rc, 0)
         << "bgpd's vty TCP port answered";
     EXPECT_FALSE(fs::exists("/var/run/frr/" + leafNs + "/bgpd.vty"));
     for (auto s : {lab::Service::Hostrouted, lab::Service::Pathqd}) {
@@ -336,4 +335,23 @@ TEST_F(SonicLab, RoutedNicsOnTheSonicLayout) {
     EXPECT_EQ(pingAllPlanes(name_, p), "") << "after the port came back";
     EXPECT_FALSE(lab::PlanLab::down(name_).empty());
     EXPECT_EQ(leftovers(name_), std::vector<std::string>{});
+}
+
+// What no daemon of the lab's SONiC layout would carry out is refused before anything is
+// built, naming why: static pins (aclorch's ACL redirects), and ARS (no release has it).
+TEST(SonicLabRefusals, PinsAndArsAreRefusedByName) {
+    auto attempt = [](plan::Request::Lb lb) -> std::string {
+        auto built = plan::buildPlan(lab::defaultLabRequest(plan::Attach::Bond));
+        auto p = std::get<plan::Plan>(built);
+        p.request.lb = lb;
+        try {
+            lab::PlanLab l("sncref", p, lab::LabBinaries{}, lab::SonicLayout{});
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_NE(attempt(plan::Request::Lb::Static).find("no aclorch"), std::string::npos);
+    EXPECT_NE(attempt(plan::Request::Lb::Ars).find("ARS_PROFILE"), std::string::npos);
+    EXPECT_EQ(attempt(plan::Request::Lb::Ecmp), "");
 }

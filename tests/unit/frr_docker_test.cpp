@@ -124,8 +124,7 @@ TEST(DockerFrrOptions, CheckedBeforeAnythingIsSent) {
     EXPECT_NE(frr::checkDockerFrrOptions(o)->find("an absolute path"), std::string::npos);
     o = {};
     o.container = "../bgp";
-    EXPECT_NE(frr::checkDockerFrrOptions(o)->find("--frr-container \"../bgp\""),
-              std::string::npos);
+    EXPECT_NE(frr::checkDockerFrrOptions(o)->find("--frr-container \"../bgp\""), std::string::npos);
     EXPECT_EQ(frr::parseAccessKind("docker"), frr::Access::Kind::Docker);
     EXPECT_EQ(frr::parseAccessKind("vtysh"), frr::Access::Kind::Vtysh);
     EXPECT_EQ(frr::parseAccessKind("vty-tcp"), std::nullopt);

@@ -229,7 +229,8 @@ TEST(PlanArsYang, SprayPassesSonicsModelsAndArsRowsFailThemAsConfigReloadWould) 
                 const std::string what = std::string(model) + " " + sw.name;
                 EXPECT_EQ(sonicAndPackage.check(base, cfg.overlay), std::vector<std::string>{})
                     << what;
-                const json arsOverlay = withArsRows(ars, *ars.findSwitch(sw.name), sku, cfg.overlay);
+                const json arsOverlay =
+                    withArsRows(ars, *ars.findSwitch(sw.name), sku, cfg.overlay);
                 auto refused = sonicAndPackage.check(base, arsOverlay);
                 ASSERT_EQ(refused.size(), 1U) << what << ":\n" << joined(refused);
                 EXPECT_NE(refused.front().find("missing yang models"), std::string::npos);
@@ -251,8 +252,7 @@ TEST(PlanArsYang, TheModelsRefuseWhatSonicWould) {
     auto p = build("CX864E-N", 512, plan::Attach::Bond, Lb::Spray);
     auto arsPlan = build("CX864E-N", 512, plan::Attach::Bond, Lb::ArsGlobal);
     const plan::Switch& leaf = p.switches.front();
-    const auto cfg =
-        std::get<plan::SonicSwitchConfig>(plan::sonicSwitchConfig(p, leaf, sku, {}));
+    const auto cfg = std::get<plan::SonicSwitchConfig>(plan::sonicSwitchConfig(p, leaf, sku, {}));
     const json overlay = withArsRows(arsPlan, arsPlan.switches.front(), sku, cfg.overlay);
     const json base = plan::sonicBaseConfigDb(sku, cfg.breakouts);
     ASSERT_EQ(checker.check(base, overlay), std::vector<std::string>{});

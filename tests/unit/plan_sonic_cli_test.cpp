@@ -59,9 +59,9 @@ fs::path scratchDir(const std::string& name) {
 TEST(PlanSonicCli, WritesTheSonicFilesAndRefusesBadInput) {
     const fs::path dir = scratchDir("cli");
     const std::string base = "--gpus 256 --model CX732Q-N";
-    auto ok = runPlan(base + " --attach routed --nos sonic --sonic-release 202405 --out " +
-                          (dir / "s").string(),
-                      dir);
+    auto ok = runPlan(
+        base + " --attach routed --nos sonic --sonic-release 202405 --out " + (dir / "s").string(),
+        dir);
     ASSERT_EQ(ok.rc, 0) << ok.err;
     const fs::path leaf = dir / "s/configs/p1-leaf1";
     EXPECT_FALSE(fs::exists(leaf / "config_db.json"));
@@ -120,9 +120,9 @@ TEST(PlanSonicCli, WritesTheSonicFilesAndRefusesBadInput) {
     // A release twinrail is not checked against, and a feature the release lacks: both by
     // name, exit 65, nothing written.
     for (const std::string release : {"202511", "201811", "202611", "x"}) {
-        auto r = runPlan(base + " --nos sonic --sonic-release " + release + " --out " +
-                             (dir / "x").string(),
-                         dir);
+        auto r = runPlan(
+            base + " --nos sonic --sonic-release " + release + " --out " + (dir / "x").string(),
+            dir);
         EXPECT_EQ(r.rc, 65) << release;
         EXPECT_NE(r.err.find("is not one twinrail is checked against (202405, 202411, 202505, "
                              "202605, master)"),
@@ -134,14 +134,14 @@ TEST(PlanSonicCli, WritesTheSonicFilesAndRefusesBadInput) {
                              (dir / "x").string(),
                          dir);
         EXPECT_EQ(r.rc, 65) << lb;
-        EXPECT_NE(r.err.find("--lb " + lb + " on SONiC master: this release has no YANG model "
-                                            "for ARS_PROFILE"),
+        EXPECT_NE(r.err.find("--lb " + lb +
+                             " on SONiC master: this release has no YANG model "
+                             "for ARS_PROFILE"),
                   std::string::npos)
             << r.err;
     }
-    auto oldBond = runPlan(base + " --nos sonic --sonic-release 202411 --out " +
-                               (dir / "x").string(),
-                           dir);
+    auto oldBond =
+        runPlan(base + " --nos sonic --sonic-release 202411 --out " + (dir / "x").string(), dir);
     EXPECT_EQ(oldBond.rc, 65);
     EXPECT_NE(oldBond.err.find("--attach bond on SONiC 202411: a bonded NIC sends to one gateway "
                                "MAC"),

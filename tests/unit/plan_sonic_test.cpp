@@ -419,7 +419,8 @@ TEST(PlanSonicBase, FactoryDefaultFromTheSku) {
                                                 {"fec", "rs"}}));
     EXPECT_EQ(base["BREAKOUT_CFG"]["Ethernet0"]["brkout_mode"], "1x800G[400G]");
     std::map<std::string, plan::Breakout> split{
-        {"Ethernet0", {std::get<plan::BreakoutMode>(plan::parseBreakoutMode("2x400G[200G]")), 400}}};
+        {"Ethernet0",
+         {std::get<plan::BreakoutMode>(plan::parseBreakoutMode("2x400G[200G]")), 400}}};
     auto after = plan::sonicBaseConfigDb(s, split);
     EXPECT_EQ(after["PORT"]["Ethernet4"]["lanes"], "45,46,47,48");
     EXPECT_EQ(after["PORT"]["Ethernet4"]["alias"], "fp1b");

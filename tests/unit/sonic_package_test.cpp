@@ -21,7 +21,6 @@ namespace {
 
 using namespace twinrail::sonic_package_test;
 
-
 // --- sonic-package-manager's schema, as the fixture encodes it ---------------------------
 
 bool kindMatches(const std::string& kind, const json& v) {
@@ -149,7 +148,8 @@ TEST(SonicManifest, HasNoInitCfg) {
     json templ = json::parse(readFile(kPackaging / "manifest.in.json"));
     templ["package"]["init-cfg"] = {{"HOSTROUTED", {{"global", {{"platform", "sonic"}}}}}};
     writeFile(dir.path() / "template.json", templ.dump());
-    RunResult refused = generate(dir.path(), {"--template", (dir.path() / "template.json").string()});
+    RunResult refused =
+        generate(dir.path(), {"--template", (dir.path() / "template.json").string()});
     EXPECT_EQ(refused.exit, 65);
     EXPECT_NE(refused.out.find("init-cfg: none, ever"), std::string::npos) << refused.out;
 }
@@ -160,8 +160,9 @@ TEST(SonicManifest, HasNoInitCfg) {
 TEST(SonicManifest, TheContainerGetsTheDockerSocketAndTheSwitchsModels) {
     TempDir dir;
     json volumes = generatedManifest(dir)["container"]["volumes"];
-    EXPECT_NE(std::find(volumes.begin(), volumes.end(), "/var/run/docker.sock:/var/run/docker.sock"),
-              volumes.end())
+    EXPECT_NE(
+        std::find(volumes.begin(), volumes.end(), "/var/run/docker.sock:/var/run/docker.sock"),
+        volumes.end())
         << volumes.dump();
     EXPECT_NE(std::find(volumes.begin(), volumes.end(),
                         "/usr/local/yang-models:/usr/local/yang-models:ro"),

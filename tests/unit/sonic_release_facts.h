@@ -42,8 +42,8 @@ inline std::vector<std::string> frrCommandLines(const fs::path& release,
         for (std::string line; std::getline(in, line);) {
             const std::string head = "command=/usr/lib/frr/" + daemon + " ";
             if (line.rfind(head, 0) != 0) continue;
-            out.push_back(std::regex_replace(line.substr(head.size()), std::regex(R"(\{\{.*?\}\})"),
-                                             ""));
+            out.push_back(
+                std::regex_replace(line.substr(head.size()), std::regex(R"(\{\{.*?\}\})"), ""));
         }
     }
     return out;
@@ -62,13 +62,14 @@ inline std::string fpmFrrRule(const fs::path& release, const std::string& field)
 // templates (sonic-types and the others most modules import) and the plain models, copied
 // into one fresh folder (each side imports the other's modules; README.md's advice).
 inline std::vector<fs::path> modelDirs(const fs::path& release) {
-    const fs::path dir = fs::temp_directory_path() /
-                         ("twinrail-yang-" + release.filename().string() + "-" +
-                          std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() /
+        ("twinrail-yang-" + release.filename().string() + "-" + std::to_string(::getpid()));
     if (!fs::exists(dir)) {
         fs::create_directories(dir);
-        for (const fs::path& from : {release / "generated/yang-models",
-                                     release / "sonic-buildimage/src/sonic-yang-models/yang-models"}) {
+        for (const fs::path& from :
+             {release / "generated/yang-models",
+              release / "sonic-buildimage/src/sonic-yang-models/yang-models"}) {
             for (const auto& f : fs::directory_iterator(from)) {
                 if (f.path().extension() == ".yang")
                     fs::copy_file(f.path(), dir / f.path().filename(),

@@ -9,22 +9,20 @@
 // on the tree's own small fixture (tests/fixtures/sonic-releases-own).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <nlohmann/json.hpp>
 
 #include "plan_sonic_helpers.h"
 #include "sku_dir.h"
+#include "sonic_release_env.h"
 #include "sonic_release_facts.h"
-#include "twinrail/plan/sonic_release.h"
 #include "twinrail/plan/sonic_apply.h"
+#include "twinrail/plan/sonic_release.h"
 #include "twinrail/plan/sonic_target.h"
 
 namespace plan = twinrail::plan;
@@ -33,40 +31,13 @@ namespace facts = twinrail::sonicrelease_test;
 using nlohmann::json;
 using twinrail::plansonic_test::build;
 using twinrail::plansonic_test::catalogSku;
+using twinrail::sonicrelease_test::dirOf;
+using twinrail::sonicrelease_test::haveShared;
+using twinrail::sonicrelease_test::kOwnRelease;
+using twinrail::sonicrelease_test::kReleases;
+using twinrail::sonicrelease_test::packageModels;
 
 namespace {
-
-const fs::path kReleases = TWINRAIL_SONIC_RELEASES;
-const fs::path kOwnRelease = TWINRAIL_OWN_RELEASES;
-const fs::path kProto = TWINRAIL_PROTO_DIR;
-const fs::path kManifestIn = TWINRAIL_MANIFEST_IN;
-
-bool haveShared() {
-    if (fs::exists(kReleases / "README.md")) return true;
-    twinrail::plansonic_test::sharedMissing(kReleases.string());
-    return false;
-}
-
-fs::path dirOf(plan::SonicRelease r) {
-    return kReleases / plan::sonicReleaseName(r);
-}
-
-// The YANG modules the package installs (manifest.in.json "yang-modules"), alone in a
-// fresh folder: what sonic-package-manager adds to the switch's models.
-fs::path packageModels() {
-    static const fs::path dir = [] {
-        const fs::path d = fs::temp_directory_path() /
-                           ("twinrail-package-yang-" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        auto manifest = json::parse(facts::slurp(kManifestIn));
-        for (const auto& m : manifest["yang-modules"]) {
-            const std::string name = m.get<std::string>() + ".yang";
-            fs::copy_file(kProto / name, d / name, fs::copy_options::overwrite_existing);
-        }
-        return d;
-    }();
-    return dir;
-}
 
 // A factory-default switch of the catalog's CX864E-N with VLAN 1000, as a probe's base.
 json probeBase() {
@@ -114,27 +85,29 @@ TEST(SonicRelease, TheTableSaysWhatEachReleasesModelsTake) {
         const plan::SonicFeatures& f = plan::sonicFeatures(r);
         facts::ReleaseModels models(facts::modelDirs(dirOf(r)));
         ASSERT_EQ(models.check(base), std::vector<std::string>{});
-        EXPECT_EQ(models.accepts(with(base, {{"VLAN_INTERFACE",
-                                              {{"Vlan1000", {{"mac_addr", "00:00:5e:00:01:01"}}}}}})),
-                  f.vlanInterfaceMacAddr);
-        EXPECT_EQ(models.accepts(with(
-                      base, {{"SAG", {{"GLOBAL", {{"gateway_mac", "00:00:5e:00:01:01"}}}}},
-                             {"VLAN_INTERFACE",
-                              {{"Vlan1000", {{"static_anycast_gateway", "true"}}}}}})),
-                  f.staticAnycastGateway);
+        EXPECT_EQ(
+            models.accepts(with(
+                base, {{"VLAN_INTERFACE", {{"Vlan1000", {{"mac_addr", "00:00:5e:00:01:01"}}}}}})),
+            f.vlanInterfaceMacAddr);
+        EXPECT_EQ(
+            models.accepts(with(
+                base, {{"SAG", {{"GLOBAL", {{"gateway_mac", "00:00:5e:00:01:01"}}}}},
+                       {"VLAN_INTERFACE", {{"Vlan1000", {{"static_anycast_gateway", "true"}}}}}})),
+            f.staticAnycastGateway);
         EXPECT_EQ(models.schema.table("EVPN_ETHERNET_SEGMENT") != nullptr, f.evpnMultihoming);
         for (const char* t : {"ARS_PROFILE", "ARS_OBJECT", "ARS_INTERFACES"})
             EXPECT_EQ(models.schema.table(t) != nullptr, f.localArs) << t;
         EXPECT_EQ(models.accepts(with(base, {{"DEVICE_METADATA",
                                               {{"localhost", {{"type", "BackEndSpineRouter"}}}}}})),
                   f.backEndSpineRouter);
-        EXPECT_EQ(models.accepts(with(base, {{"SWITCH_HASH",
-                                              {{"GLOBAL", {{"ecmp_hash_algorithm", "RANDOM"}}}}}})),
+        EXPECT_EQ(models.accepts(with(
+                      base, {{"SWITCH_HASH", {{"GLOBAL", {{"ecmp_hash_algorithm", "RANDOM"}}}}}})),
                   f.randomEcmpHash);
         // What every release must take for twinrail's leaves at all.
         EXPECT_TRUE(models.accepts(with(
-            base, {{"DEVICE_METADATA",
-                    {{"localhost", {{"type", "BackEndLeafRouter"}, {"resource_type", "ComputeAI"}}}}}})));
+            base,
+            {{"DEVICE_METADATA",
+              {{"localhost", {{"type", "BackEndLeafRouter"}, {"resource_type", "ComputeAI"}}}}}})));
     }
 }
 
@@ -160,8 +133,11 @@ TEST_P(SonicReleaseOverlays, EverySeedOverlayPassesItsReleasesModels) {
         std::string model;
         int gpus;
     };
-    const Seed seeds[] = {{"CX864E-N", 512}, {"CX864E-N", 2048}, {"CX864E-N", 16384},
-                          {"CX732Q-N", 256}, {"CX732Q-N", 1024}};
+    const Seed seeds[] = {{"CX864E-N", 512},
+                          {"CX864E-N", 2048},
+                          {"CX864E-N", 16384},
+                          {"CX732Q-N", 256},
+                          {"CX732Q-N", 1024}};
     const plan::SonicRelease r = GetParam();
     const plan::SonicOptions options{r};
     const plan::SonicFeatures& f = plan::sonicFeatures(r);
@@ -175,22 +151,20 @@ TEST_P(SonicReleaseOverlays, EverySeedOverlayPassesItsReleasesModels) {
         const plan::Sku sku = catalogSku(seed.model);
         std::set<std::string> spinesDone;  // by lb
         for (auto attach : {plan::Attach::Bond, plan::Attach::Routed, plan::Attach::EvpnMh}) {
-            for (auto lb : {plan::Request::Lb::Ecmp, plan::Request::Lb::Static,
-                            plan::Request::Lb::Spray}) {
+            for (auto lb :
+                 {plan::Request::Lb::Ecmp, plan::Request::Lb::Static, plan::Request::Lb::Spray}) {
                 if (attach == plan::Attach::EvpnMh && lb == plan::Request::Lb::Static)
                     continue;  // EVPN-MH pins nothing
                 auto p = build(seed.model, seed.gpus, attach, lb);
-                const bool canCarry =
-                    (attach != plan::Attach::Bond || f.vlanInterfaceMacAddr ||
-                     f.staticAnycastGateway) &&
-                    (attach != plan::Attach::EvpnMh || f.evpnMultihoming);
+                const bool canCarry = (attach != plan::Attach::Bond || f.vlanInterfaceMacAddr ||
+                                       f.staticAnycastGateway) &&
+                                      (attach != plan::Attach::EvpnMh || f.evpnMultihoming);
                 const std::string what = seed.model + " " + std::to_string(seed.gpus) + " " +
                                          plan::attachName(attach) + " " + plan::lbName(lb);
                 auto why = plan::sonicRefusal(p, options);
                 EXPECT_EQ(!why.has_value(), canCarry) << what << ": " << why.value_or("");
                 if (why) {
-                    EXPECT_NE(why->find("on SONiC " + plan::sonicReleaseName(r)),
-                              std::string::npos)
+                    EXPECT_NE(why->find("on SONiC " + plan::sonicReleaseName(r)), std::string::npos)
                         << *why;
                     ++refused;
                     continue;
@@ -220,7 +194,8 @@ TEST_P(SonicReleaseOverlays, EverySeedOverlayPassesItsReleasesModels) {
     EXPECT_EQ(checked + refused, 55U);  // 5 seeds x (8 leaf shapes + 3 spines)
 }
 
-INSTANTIATE_TEST_SUITE_P(EachRelease, SonicReleaseOverlays, testing::ValuesIn(plan::sonicReleases()),
+INSTANTIATE_TEST_SUITE_P(EachRelease, SonicReleaseOverlays,
+                         testing::ValuesIn(plan::sonicReleases()),
                          [](const testing::TestParamInfo<plan::SonicRelease>& i) {
                              return "R" + plan::sonicReleaseName(i.param);
                          });
@@ -233,8 +208,8 @@ TEST(SonicRelease, FaultsInAnOverlayAreCaught) {
     facts::ReleaseModels models(dirs);
     auto p = build("CX864E-N", 512);
     const plan::Sku sku = catalogSku("CX864E-N");
-    const auto cfg = std::get<plan::SonicSwitchConfig>(
-        plan::sonicSwitchConfig(p, p.switches.front(), sku, {}));
+    const auto cfg =
+        std::get<plan::SonicSwitchConfig>(plan::sonicSwitchConfig(p, p.switches.front(), sku, {}));
     const json base = plan::sonicBaseConfigDb(sku, cfg.breakouts);
     auto check = [&](const std::function<void(json&)>& fault) {
         json o = cfg.overlay;
@@ -292,8 +267,7 @@ void expectBuildableOnTheSwitch(const plan::Plan& p, const fs::path& sku,
     for (const auto& sw : p.switches) {
         if (sw.index != 1) continue;
         auto c = plan::sonicSwitchConfig(p, sw, loaded, {});
-        ASSERT_TRUE(std::holds_alternative<plan::SonicSwitchConfig>(c))
-            << std::get<std::string>(c);
+        ASSERT_TRUE(std::holds_alternative<plan::SonicSwitchConfig>(c)) << std::get<std::string>(c);
         const auto& cfg = std::get<plan::SonicSwitchConfig>(c);
         const json db = twinrail::sonic::mergeConfigDb(
                             plan::sonicBaseConfigDb(loaded, cfg.breakouts), cfg.overlay)
@@ -341,7 +315,8 @@ TEST(SonicReleaseDevices, MarvellTeralynx10OnEachReleaseThatShipsItsPlatform) {
         if (!fs::exists(platform / "platform.json")) continue;  // 202511 on (SOURCES.md)
         SCOPED_TRACE(plan::sonicReleaseName(r));
         const fs::path sku = twinrail::plansonic_test::assembleSku("marvell", ownSku, platform);
-        expectBuildableOnTheSwitch(build("CX864E-N", 2048), sku, sku.parent_path() / "platform.json");
+        expectBuildableOnTheSwitch(build("CX864E-N", 2048), sku,
+                                   sku.parent_path() / "platform.json");
         fs::remove_all(sku.parent_path().parent_path());
         ++releases;
     }
@@ -353,20 +328,21 @@ TEST(SonicReleaseDevices, MarvellTeralynx10OnEachReleaseThatShipsItsPlatform) {
 TEST(SonicReleaseDevices, SkusThatCannotCarryTheFabricAreRefusedByName) {
     if (!haveShared()) return;
     // The CX864E-N as PR 22867 ships it: 256 lane ids on two ports each.
-    const fs::path cx864 = kAsterfusion / "x86_64-asterfusion_cx864e_n-r0/CX864E-N_TL10E02/CX864E-N";
+    const fs::path cx864 =
+        kAsterfusion / "x86_64-asterfusion_cx864e_n-r0/CX864E-N_TL10E02/CX864E-N";
     auto dup = twinrail::plantool::loadSkuDir(cx864);
     ASSERT_TRUE(std::holds_alternative<twinrail::plantool::SkuLoadError>(dup));
-    EXPECT_NE(std::get<twinrail::plantool::SkuLoadError>(dup).message.find(
-                  "is already another port's"),
-              std::string::npos);
+    EXPECT_NE(
+        std::get<twinrail::plantool::SkuLoadError>(dup).message.find("is already another port's"),
+        std::string::npos);
     // Arista's header-only lookups (no lossless profile at all) under the catalog's ports.
     const fs::path headerOnly =
         dirOf(plan::SonicRelease::Master) /
         "sonic-buildimage/device/arista/x86_64-arista_7060x6_64pe/Arista-7060X6-64PE-64x400G";
     ASSERT_TRUE(buffermgrdProfiles(headerOnly / "pg_profile_lookup.ini").empty());
-    const fs::path sku = twinrail::plansonic_test::assembleSku(
-        "arista", fs::path(TWINRAIL_PLAN_HWSKU) / "CX864E-N",
-        fs::path(TWINRAIL_PLAN_HWSKU) / "CX864E-N");
+    const fs::path sku =
+        twinrail::plansonic_test::assembleSku("arista", fs::path(TWINRAIL_PLAN_HWSKU) / "CX864E-N",
+                                              fs::path(TWINRAIL_PLAN_HWSKU) / "CX864E-N");
     fs::copy_file(headerOnly / "pg_profile_lookup.ini", sku / "pg_profile_lookup.ini",
                   fs::copy_options::overwrite_existing);
     auto p = build("CX864E-N", 512);
@@ -379,184 +355,32 @@ TEST(SonicReleaseDevices, SkusThatCannotCarryTheFabricAreRefusedByName) {
     fs::remove_all(sku.parent_path().parent_path());
 }
 
-// ---- Deploying: `twinrail sonic-apply` from the factory t1 preset, per release ----
-
-namespace {
-
-struct Ran {
-    int rc = -1;
-    std::string out;
-};
-
-Ran runCommand(const std::vector<std::string>& argv) {
-    std::string cmd;
-    for (const auto& a : argv) {
-        std::string q = "'";
-        for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        cmd += q + "' ";
-    }
-    Ran r;
-    FILE* p = ::popen((cmd + "2>&1").c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-    const int status = ::pclose(p);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
-void writeJson(const fs::path& p, const json& j) {
-    std::ofstream(p) << j.dump(2) << "\n";
-}
-
-class SonicReleaseDeploy : public testing::TestWithParam<plan::SonicRelease> {};
-
-}  // namespace
-
-// The factory config the release itself makes (config_samples.py's t1, run from the
-// release's files) takes the plan through `twinrail sonic-apply`: the target passes the
-// release's models and the package's, keeps nothing of the preset that SONiC would refuse
-// beside the plan, every `config` step is a command of that release's CLI, and applying
-// the same plan again to the result changes nothing.
-TEST_P(SonicReleaseDeploy, FromTheReleasesT1PresetInSonicsOrder) {
+// The Redis recipe on SONiC (docs/redis-acl.md, "On SONiC") edits nothing the release's
+// database container decides: each release's supervisord starts redis-server with --bind,
+// --port and --unixsocket over the baked-in redis.conf, so the recipe names them and
+// sets none of them in a file.
+TEST(SonicRelease, TheRedisRecipeLeavesWhatEachReleasesCommandLineSets) {
     if (!haveShared()) return;
-    const plan::SonicRelease r = GetParam();
-    const plan::SonicFeatures& f = plan::sonicFeatures(r);
-    const bool bond = f.vlanInterfaceMacAddr || f.staticAnycastGateway;
-    auto p = build("CX864E-N", 2048, bond ? plan::Attach::Bond : plan::Attach::Routed);
-    const plan::Sku sku = catalogSku("CX864E-N");
-    const fs::path tmp = fs::temp_directory_path() /
-                         ("twinrail-apply-" + plan::sonicReleaseName(r) + "-" + std::to_string(::getpid()));
-    fs::create_directories(tmp);
-    for (const char* name : {"p1-leaf1", "p1-spine1"}) {
-        SCOPED_TRACE(std::string(name) + " on " + plan::sonicReleaseName(r));
-        const auto& sw = *p.findSwitch(name);
-        const auto cfg = std::get<plan::SonicSwitchConfig>(plan::sonicSwitchConfig(p, sw, sku, {r}));
-        const fs::path dir = tmp / name;
-        fs::create_directories(dir);
-        writeJson(dir / "config_db.overlay.json", cfg.overlay);
-        std::ofstream(dir / "frr.conf") << cfg.frrConf;
-        writeJson(dir / "breakouts.json", plan::sonicBreakoutsJson(cfg.breakouts));
-        writeJson(dir / "sonic-target.json", plan::sonicTargetJson({r}));
-        writeJson(dir / "factory.json", plan::sonicBaseConfigDb(sku));
-        Ran preset = runCommand({"/usr/bin/python3", TWINRAIL_APPLY_FIXTURES "/t1_preset.py",
-                                 dirOf(r).string(), (dir / "factory.json").string()});
-        ASSERT_EQ(preset.rc, 0) << preset.out;
-        std::ofstream(dir / "running.json") << preset.out;
-        const json running = json::parse(preset.out);
-        ASSERT_EQ(running["DEVICE_METADATA"]["localhost"]["bgp_asn"], "65100");
-        auto apply = [&](const fs::path& from, const fs::path& out) {
-            auto dirs = facts::modelDirs(dirOf(r));
-            return runCommand({TWINRAIL_CLI, "sonic-apply", dir.string(), "--running", from.string(),
-                               "--out", out.string(), "--yang-dir", dirs.front().string(),
-                               "--yang-dir", packageModels().string()});
-        };
-        Ran first = apply(dir / "running.json", dir / "bundle");
-        ASSERT_EQ(first.rc, 0) << first.out;
-        const json target = json::parse(facts::slurp(dir / "bundle/config_db.target.json"));
-        // Nothing of the preset that SONiC would refuse beside the plan.
-        EXPECT_FALSE(target.contains("BGP_NEIGHBOR") && !target["BGP_NEIGHBOR"].empty());
-        for (const auto& [key, row] : target["INTERFACE"].items()) {
-            const std::string port = key.substr(0, key.find('|'));
-            EXPECT_TRUE(cfg.overlay["INTERFACE"].contains(key)) << "left over: INTERFACE|" << key;
-            const json members = cfg.overlay.contains("VLAN_MEMBER") ? cfg.overlay["VLAN_MEMBER"]
-                                                                      : json::object();
-            for (const auto& [m, mrow] : members.items())
-                EXPECT_NE(m.substr(m.find('|') + 1), port) << "a VLAN member with INTERFACE|" << key;
+    const std::string docs = facts::slurp(fs::path(TWINRAIL_DOCS_DIR) / "redis-acl.md");
+    const size_t at = docs.find("\n## On SONiC\n");
+    ASSERT_NE(at, std::string::npos) << "docs/redis-acl.md has no \"On SONiC\" section";
+    const std::string section = docs.substr(at, docs.find("\n## ", at + 1) - at);
+    for (auto r : plan::sonicReleases()) {
+        const std::string conf =
+            facts::slurp(dirOf(r) / "sonic-buildimage/dockers/docker-database/supervisord.conf.j2");
+        const size_t cmd = conf.find("/usr/bin/redis-server /etc/redis/redis.conf");
+        ASSERT_NE(cmd, std::string::npos) << plan::sonicReleaseName(r);
+        const std::string line = conf.substr(cmd, conf.find('\n', cmd) - cmd);
+        for (const char* flag : {"--bind", "--port", "--unixsocket"}) {
+            EXPECT_NE(line.find(flag), std::string::npos)
+                << plan::sonicReleaseName(r) << " " << flag;
+            EXPECT_NE(section.find(flag), std::string::npos) << "the recipe does not name " << flag;
         }
-        for (const auto& [key, row] : target["LOOPBACK_INTERFACE"].items())
-            EXPECT_TRUE(cfg.overlay["LOOPBACK_INTERFACE"].contains(key)) << key;
-        const auto& md = target["DEVICE_METADATA"]["localhost"];
-        EXPECT_EQ(md["bgp_asn"], cfg.overlay["DEVICE_METADATA"]["localhost"]["bgp_asn"]);
-        EXPECT_EQ(md["hwsku"], "CX864E-N");  // the switch's own fields stay
-        for (const auto& [port, row] : cfg.overlay["PORT_QOS_MAP"].items())
-            EXPECT_EQ(target["PORT_QOS_MAP"][port]["pfcwd_sw_enable"], "3") << port;
-        for (const auto& [base, b] : cfg.breakouts)
-            EXPECT_EQ(target["BREAKOUT_CFG"][base]["brkout_mode"], b.mode.text);
-        // Every `config` step is one of the release's own commands, as it takes it.
-        Ran cli = runCommand({"/usr/bin/python3", TWINRAIL_APPLY_FIXTURES "/cli_check.py",
-                              (dirOf(r) / "sonic-utilities/config/main.py").string(),
-                              (dir / "bundle/apply.sh").string()});
-        EXPECT_EQ(cli.rc, 0) << cli.out;
-        const std::string script = facts::slurp(dir / "bundle/apply.sh");
-        EXPECT_NE(script.find("'config' 'qos' 'reload'"), std::string::npos);
-        EXPECT_LT(script.find("'breakout'"), script.find("'config' 'load'"));
-        EXPECT_LT(script.find("'qos' 'reload'"), script.find("'config' 'load'"));
-        EXPECT_LT(script.find("'config' 'save'"), script.find("'restart' 'bgp'"));
-        EXPECT_FALSE(fs::exists(dir / "bundle/config_db.patch.json")) << "breakouts ahead";
-        // The same plan again on the deployed switch (with the buffer pool `config qos
-        // reload` made): nothing to delete, no breakout, an empty patch.
-        json deployed = target;
-        deployed["BUFFER_POOL"]["ingress_lossless_pool"] = {{"mode", "dynamic"}, {"type", "ingress"}};
-        // qos_config.j2's own PORT_QOS_MAP (pfcwd_sw_enable on its lossless TCs "3,4"): a
-        // field-by-field merge must not keep it beside the plan's one lossless TC.
-        for (auto& [port, row] : deployed["PORT_QOS_MAP"].items())
-            if (port != "global") row["pfcwd_sw_enable"] = "3,4";
-        writeJson(dir / "deployed.json", deployed);
-        Ran again = apply(dir / "deployed.json", dir / "again");
-        ASSERT_EQ(again.rc, 0) << again.out;
-        EXPECT_EQ(facts::slurp(dir / "again/deletions.txt"), "");
-        const json patch = json::parse(facts::slurp(dir / "again/config_db.patch.json"));
-        for (const auto& op : patch) {
-            EXPECT_EQ(op["op"], "replace") << op.dump();
-            EXPECT_NE(op["path"].get<std::string>().find("/pfcwd_sw_enable"), std::string::npos)
-                << op.dump();
-            EXPECT_EQ(op["value"], "3");
-        }
-        const json againTarget =
-            json::parse(facts::slurp(dir / "again/config_db.target.json"));
-        for (const auto& [port, row] : cfg.overlay["PORT_QOS_MAP"].items())
-            EXPECT_EQ(againTarget["PORT_QOS_MAP"][port]["pfcwd_sw_enable"], "3") << port;
-        EXPECT_EQ(facts::slurp(dir / "again/apply.sh").find("'breakout'"), std::string::npos);
     }
-    fs::remove_all(tmp);
-}
-
-INSTANTIATE_TEST_SUITE_P(EachRelease, SonicReleaseDeploy, testing::ValuesIn(plan::sonicReleases()),
-                         [](const testing::TestParamInfo<plan::SonicRelease>& i) {
-                             return "R" + plan::sonicReleaseName(i.param);
-                         });
-
-// A switch on another buffer model than the plan's is refused by name, nothing written.
-TEST(SonicReleaseDeploy, ASwitchOnAnotherBufferModelIsRefused) {
-    auto p = build("CX864E-N", 512);
-    const plan::Sku sku = catalogSku("CX864E-N");
-    const auto cfg = std::get<plan::SonicSwitchConfig>(
-        plan::sonicSwitchConfig(p, p.switches.front(), sku, {}));
-    json running = plan::sonicBaseConfigDb(sku);
-    running["DEVICE_METADATA"]["localhost"]["buffer_model"] = "dynamic";
-    auto r = plan::sonicApply({running, cfg.overlay, cfg.breakouts, {}, cfg.frrConf});
-    ASSERT_TRUE(std::holds_alternative<std::string>(r));
-    EXPECT_NE(std::get<std::string>(r).find("the switch runs the dynamic buffer model, the plan "
-                                            "was made for traditional"),
-              std::string::npos);
-    // And a plan port the switch does not have, after the breakouts.
-    json other = plan::sonicBaseConfigDb(sku);
-    other["PORT"].erase("Ethernet8");
-    auto missing = plan::sonicApply({other, cfg.overlay, cfg.breakouts, {}, cfg.frrConf});
-    ASSERT_TRUE(std::holds_alternative<std::string>(missing));
-    EXPECT_NE(std::get<std::string>(missing).find("Ethernet8"), std::string::npos)
-        << std::get<std::string>(missing);
-}
-
-// EVPN-MH: nothing in SONiC renders EVPN_ETHERNET_SEGMENT into FRR, so the ESI is in two
-// files; a segment whose two ESIs differ (a hand edit of one) is refused at deployment.
-TEST(SonicReleaseDeploy, AnEsiThatDiffersBetweenConfigDbAndFrrIsRefused) {
-    auto p = build("CX864E-N", 512, plan::Attach::EvpnMh);
-    const plan::Sku sku = catalogSku("CX864E-N");
-    const plan::SonicOptions master{plan::SonicRelease::Master};
-    const auto cfg = std::get<plan::SonicSwitchConfig>(
-        plan::sonicSwitchConfig(p, *p.findSwitch("p1-leaf1"), sku, master));
-    const json running = plan::sonicBaseConfigDb(sku);
-    ASSERT_TRUE(std::holds_alternative<plan::SonicApply>(
-        plan::sonicApply({running, cfg.overlay, cfg.breakouts, master, cfg.frrConf})));
-    json edited = cfg.overlay;
-    const std::string lag = edited["EVPN_ETHERNET_SEGMENT"].begin().key();
-    edited["EVPN_ETHERNET_SEGMENT"][lag]["esi"] = "00:11:22:33:44:55:66:00:00:09";
-    auto r = plan::sonicApply({running, edited, cfg.breakouts, master, cfg.frrConf});
-    ASSERT_TRUE(std::holds_alternative<std::string>(r));
-    EXPECT_NE(std::get<std::string>(r).find("EVPN_ETHERNET_SEGMENT|" + lag +
-                                            " esi 00:11:22:33:44:55:66:00:00:09, but frr.conf"),
-              std::string::npos)
-        << std::get<std::string>(r);
+    std::istringstream lines(section);
+    for (std::string l; std::getline(lines, l);) {
+        l.erase(0, l.find_first_not_of(' '));
+        for (const char* directive : {"bind ", "port ", "unixsocket ", "tls-port ", "aclfile "})
+            EXPECT_NE(l.rfind(directive, 0), 0U) << "a redis.conf line on SONiC: " << l;
+    }
 }

@@ -63,8 +63,7 @@ std::variant<plan::Sku, SkuLoadError> loadSkuDir(const fs::path& dir) {
         if (!t.platformFile.empty()) break;
     }
     if (!t.platformFile.empty() && t.platformJson.empty()) t.platformJson = " ";
-    if (auto e = readOptional(dir / "pg_profile_lookup.ini", t.pgLookup, t.pgLookupFile))
-        return *e;
+    if (auto e = readOptional(dir / "pg_profile_lookup.ini", t.pgLookup, t.pgLookupFile)) return *e;
     std::string name = fs::path(dir).lexically_normal().filename().string();
     if (name.empty()) name = fs::path(dir).lexically_normal().parent_path().filename().string();
     t.name = names::printable(name);

@@ -82,7 +82,7 @@ std::optional<std::string> readText(const fs::path& p, std::string& out) {
 
 // The plan's files and the running config; a failure as (code, message).
 std::variant<plan::SonicApplyInput, std::pair<int, std::string>> readInput(const Args& a,
-                                                                          std::string& frr) {
+                                                                           std::string& frr) {
     plan::SonicApplyInput in;
     const fs::path dir = a.switchDir;
     Read running = readJson(a.running);
@@ -108,10 +108,12 @@ std::variant<plan::SonicApplyInput, std::pair<int, std::string>> readInput(const
 
 // Every word of every step goes into a bash script: quoted there, and plain text only.
 std::optional<std::string> unsafeWord(const std::vector<plan::SonicApplyStep>& steps) {
-    for (const auto& s : steps)
-        for (const auto& w : s.argv)
+    for (const auto& s : steps) {
+        for (const auto& w : s.argv) {
             if (w.empty() || w.size() > 4096 || names::printable(w, 5000) != w)
                 return "a command word \"" + names::printable(w, 80) + "\" is not plain text";
+        }
+    }
     return std::nullopt;
 }
 
@@ -200,8 +202,8 @@ int sonicApplyCommand(const std::vector<std::string>& args) {
         return exitcode::kDataErr;
     }
     int code = exitcode::kOk;
-    auto problems = checkTarget(s.target, a->yangDirs.empty() ? defaultYangDirs() : a->yangDirs,
-                                code);
+    auto problems =
+        checkTarget(s.target, a->yangDirs.empty() ? defaultYangDirs() : a->yangDirs, code);
     if (code != exitcode::kOk) {
         for (const auto& p : problems) std::cerr << "twinrail sonic-apply: " << p << "\n";
         return code;

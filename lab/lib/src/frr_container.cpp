@@ -41,8 +41,8 @@ void ensureImage() {
     char tmpl[] = "/tmp/twinrail-frr-root-XXXXXX";
     if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("cannot make a temp folder");
     const fs::path root = tmpl;
-    for (const char* d : {"usr", "etc", "run", "tmp", "proc", "sys", "dev", "var/tmp", "var/log",
-                          "twinrail-run"})
+    for (const char* d :
+         {"usr", "etc", "run", "tmp", "proc", "sys", "dev", "var/tmp", "var/log", "twinrail-run"})
         fs::create_directories(root / d);
     fs::create_directory_symlink("../run", root / "var/run");
     for (const char* link : {"bin", "sbin", "lib", "lib64"}) {
@@ -63,15 +63,21 @@ void ensureImage() {
 std::string startScript(const std::string& ns, bool bgpdVtyPort) {
     const std::string closed = bgpdVtyPort ? "" : " -P 0";
     return "#!/bin/sh\n"
-           "# Written by twinrail-lab: FRR of " + ns + " as SONiC's bgp container starts it.\n"
+           "# Written by twinrail-lab: FRR of " +
+           ns +
+           " as SONiC's bgp container starts it.\n"
            "rm -f /twinrail-run/ready\n"
-           "exec nsenter --net=/var/run/netns/" + ns + " /bin/sh -c '\n"
+           "exec nsenter --net=/var/run/netns/" +
+           ns +
+           " /bin/sh -c '\n"
            "set -e\n"
            "/usr/lib/frr/zebra -d -F datacenter -A 127.0.0.1 -s 90000000 "
            "--log file:/twinrail-run/zebra.log\n"
-           "/usr/lib/frr/bgpd -d -F datacenter -A 127.0.0.1" + closed +
+           "/usr/lib/frr/bgpd -d -F datacenter -A 127.0.0.1" +
+           closed +
            " --log file:/twinrail-run/bgpd.log\n"
-           "/usr/lib/frr/staticd -d -F datacenter -A 127.0.0.1" + closed +
+           "/usr/lib/frr/staticd -d -F datacenter -A 127.0.0.1" +
+           closed +
            " --log file:/twinrail-run/staticd.log\n"
            "vtysh -b\n"
            "touch /twinrail-run/ready\n"
@@ -117,11 +123,31 @@ void startFrrContainer(const std::string& ns, const std::string& frrConf, bool b
     runOk({"chown", "-R", "frr:frr", etc, host});
     fs::remove(host + "/ready");
     removeFrrContainers({ns});
-    runOk({"docker", "run", "--detach", "--name", frrContainerName(ns), "--network", "none",
-           "--cap-add", "NET_ADMIN", "--cap-add", "SYS_ADMIN", "--volume", "/usr:/usr:ro",
-           "--volume", "/etc:/etc:ro", "--volume", etc + ":/etc/frr", "--volume",
-           "/var/run/netns:/var/run/netns:ro", "--volume", host + ":/twinrail-run", "--tmpfs",
-           "/var/run/frr:" + ownerIds("frr", "frr") + ",mode=0755", kImage, "/bin/sh",
+    runOk({"docker",
+           "run",
+           "--detach",
+           "--name",
+           frrContainerName(ns),
+           "--network",
+           "none",
+           "--cap-add",
+           "NET_ADMIN",
+           "--cap-add",
+           "SYS_ADMIN",
+           "--volume",
+           "/usr:/usr:ro",
+           "--volume",
+           "/etc:/etc:ro",
+           "--volume",
+           etc + ":/etc/frr",
+           "--volume",
+           "/var/run/netns:/var/run/netns:ro",
+           "--volume",
+           host + ":/twinrail-run",
+           "--tmpfs",
+           "/var/run/frr:" + ownerIds("frr", "frr") + ",mode=0755",
+           kImage,
+           "/bin/sh",
            "/etc/frr/" + std::string(kStartScript)});
     waitReady(ns);
 }

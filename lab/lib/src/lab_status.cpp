@@ -7,8 +7,8 @@
 
 #include "twinrail/ars/config.h"
 #include "twinrail/common/table.h"
-#include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/frr_container.h"
+#include "twinrail/lab/lab_status.h"
 #include "twinrail/lab/reachability.h"
 #include "twinrail/lab/shell.h"
 

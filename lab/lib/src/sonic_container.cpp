@@ -19,7 +19,7 @@ std::string twinrailContainerName(const std::string& lab, const std::string& nod
 }
 
 void startTwinrailContainer(const std::string& lab, const std::string& node,
-                            const std::string& image) {
+                            const std::string& image, const std::string& yangModels) {
     const std::string d = PlanLab::stateDir(lab) + "/" + node;
     const std::string ns = PlanLab::nsPrefix(lab) + node;
     // SONiC's /var/run/redis as the container sees it: the socket, and a
@@ -29,34 +29,30 @@ void startTwinrailContainer(const std::string& lab, const std::string& node,
         << labDatabaseConfig("/var/run/redis/redis.sock").dump(2) << "\n";
     const std::string name = twinrailContainerName(lab, node);
     run({"docker", "rm", "--force", name});
-    auto r = run({"docker",
-                  "run",
-                  "--detach",
-                  "--name",
-                  name,
-                  "--network",
-                  "none",
-                  "--cap-add",
-                  "ALL",
-                  "--cap-drop",
-                  "SYS_RESOURCE",
-                  "--security-opt",
-                  "seccomp=unconfined",
-                  "--volume",
-                  d + "/redis.sock:/var/run/redis/redis.sock",
-                  "--volume",
-                  d + "/container-sonic-db:/var/run/redis/sonic-db:ro",
-                  "--volume",
-                  "/var/run/docker.sock:/var/run/docker.sock",
-                  "--volume",
-                  "/var/run/netns:/var/run/netns:ro",
-                  "--env",
-                  "TWINRAIL_FRR_CONTAINER=" + frrContainerName(ns),
-                  "--entrypoint",
-                  "/usr/bin/nsenter",
-                  image,
-                  "--net=/var/run/netns/" + ns,
-                  "/usr/bin/twinrail-entrypoint"});
+    Argv argv{"docker",
+              "run",
+              "--detach",
+              "--name",
+              name,
+              "--network",
+              "none",
+              "--cap-add",
+              "ALL",
+              "--cap-drop",
+              "SYS_RESOURCE",
+              "--security-opt",
+              "seccomp=unconfined"};
+    for (const std::string& volume : {d + "/redis.sock:/var/run/redis/redis.sock",
+                                      d + "/container-sonic-db:/var/run/redis/sonic-db:ro",
+                                      std::string("/var/run/docker.sock:/var/run/docker.sock"),
+                                      std::string("/var/run/netns:/var/run/netns:ro")})
+        argv.insert(argv.end(), {"--volume", volume});
+    if (!yangModels.empty())
+        argv.insert(argv.end(), {"--volume", yangModels + ":/usr/local/yang-models:ro"});
+    argv.insert(argv.end(), {"--env", "TWINRAIL_FRR_CONTAINER=" + frrContainerName(ns),
+                             "--entrypoint", "/usr/bin/nsenter", image,
+                             "--net=/var/run/netns/" + ns, "/usr/bin/twinrail-entrypoint"});
+    auto r = run(argv);
     if (r.rc != 0) throw std::runtime_error("docker run " + image + " on " + node + ": " + r.out);
     auto running = [&name] {
         auto s = run({"docker", "exec", name, "supervisorctl", "status"});
@@ -66,7 +62,8 @@ void startTwinrailContainer(const std::string& lab, const std::string& node,
                s.out.find("BACKOFF") == std::string::npos;
     };
     if (!waitUntil(running, std::chrono::seconds(30), std::chrono::milliseconds(500))) {
-        throw std::runtime_error("the package's container on " + node + " did not run both daemons:\n" +
+        throw std::runtime_error("the package's container on " + node +
+                                 " did not run both daemons:\n" +
                                  run({"docker", "logs", "--tail", "40", name}).out);
     }
 }

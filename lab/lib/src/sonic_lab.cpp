@@ -5,13 +5,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "sku_dir.h"
 #include "twinrail/common/names.h"
 #include "twinrail/lab/plan_lab.h"
 #include "twinrail/lab/sonic_layout.h"
 #include "twinrail/plan/outputs.h"
 #include "twinrail/plan/sonic_sku.h"
 #include "twinrail/plan/sonic_target.h"
-#include "sku_dir.h"
 
 namespace twinrail::lab {
 namespace fs = std::filesystem;
@@ -61,6 +61,13 @@ void PlanLab::prepareSonic(const plan::Plan& planner) {
     sonicRelease_ = release;
     const plan::SonicOptions options{release, plan::SonicBufferModel::Traditional};
     if (auto why = plan::sonicFeatureRefusal(planner, options)) throw SonicLayoutError(*why);
+    // On a switch, aclorch turns hostrouted's ACL_RULE_TABLE redirects into the ASIC's ACL;
+    // the lab has no aclorch, and pins that nothing applies would look pinned.
+    if (planner.request.lb == plan::Request::Lb::Static)
+        throw SonicLayoutError(
+            "--lb static on the SONiC layout: static smart routing on SONiC is ACL-based PBR "
+            "that orchagent's aclorch programs into the ASIC, and the lab has no aclorch, so no "
+            "packet would be pinned (docs/static-routing.md, \"On SONiC\"); use --nos linux");
     std::map<std::string, plan::Sku> skus;  // by directory
     std::map<std::string, plan::PortMap> maps;
     for (const auto& sw : planner.switches) {

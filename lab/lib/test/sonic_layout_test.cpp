@@ -38,7 +38,6 @@ size_t indexOf(const std::vector<lab::Argv>& cmds, const lab::Argv& want) {
     return it == cmds.end() ? cmds.size() : static_cast<size_t>(it - cmds.begin());
 }
 
-
 plan::Sku labSku() {
     auto sku = twinrail::plantool::loadSkuDir(std::string(TWINRAIL_LAB_HWSKU_DIR) + "/lab-4x200G");
     if (auto* e = std::get_if<twinrail::plantool::SkuLoadError>(&sku))

@@ -40,10 +40,9 @@ class DockerFrr final : public Channel {
             }
         }
         args.insert(args.begin(), "vtysh");
-        engine_->exec(options_.container, std::move(args),
-                      [done = std::move(done)](docker::ExecResult r) {
-                          done(asProcess(std::move(r)));
-                      });
+        engine_->exec(
+            options_.container, std::move(args),
+            [done = std::move(done)](docker::ExecResult r) { done(asProcess(std::move(r))); });
     }
 
     void show(const std::string& command, Done done) override {
@@ -119,9 +118,10 @@ class DockerFrr final : public Channel {
 std::optional<std::string> checkDockerFrrOptions(const DockerFrrOptions& options) {
     if (auto why = docker::checkContainerName(options.container))
         return "--frr-container \"" + names::printable(options.container) + "\" " + *why;
-    if (options.socket.empty() || options.socket.front() != '/' || options.socket.size() > 100)
+    if (options.socket.empty() || options.socket.front() != '/' || options.socket.size() > 100) {
         return "--docker-socket \"" + names::printable(options.socket) +
                "\": an absolute path of at most 100 bytes (a unix socket's)";
+    }
     if (options.timeout.count() <= 0) return "the command timeout must be positive";
     return std::nullopt;
 }

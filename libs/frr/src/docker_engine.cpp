@@ -40,9 +40,16 @@ class ExecCall : public std::enable_shared_from_this<ExecCall> {
   public:
     ExecCall(asio::io_context& io, const EngineOptions& o, std::weak_ptr<bool> alive,
              std::string container, std::vector<std::string> argv, Engine::ExecDone done)
-        : io_(io), options_(o), alive_(std::move(alive)), container_(std::move(container)),
-          argv_(std::move(argv)), done_(std::move(done)), socket_(io), timer_(io),
-          pause_(io), demux_(o.maxOutput) {}
+        : io_(io),
+          options_(o),
+          alive_(std::move(alive)),
+          container_(std::move(container)),
+          argv_(std::move(argv)),
+          done_(std::move(done)),
+          socket_(io),
+          timer_(io),
+          pause_(io),
+          demux_(o.maxOutput) {}
 
     void start() {
         timer_.expires_after(options_.timeout);
@@ -52,9 +59,8 @@ class ExecCall : public std::enable_shared_from_this<ExecCall> {
             self->finish("no answer within " + std::to_string(self->options_.timeout.count()) +
                          " ms");
         });
-        json(http::verb::post, "/containers/" + container_ + "/exec",
-             execCreateBody(argv_), [self = shared_from_this()](std::string e, unsigned status,
-                                                                 std::string body) {
+        json(http::verb::post, "/containers/" + container_ + "/exec", execCreateBody(argv_),
+             [self = shared_from_this()](std::string e, unsigned status, const std::string& body) {
                  self->created(std::move(e), status, body);
              });
     }
@@ -74,30 +80,28 @@ class ExecCall : public std::enable_shared_from_this<ExecCall> {
         auto req = std::make_shared<http::request<http::string_body>>(
             makeRequest(http::verb::post, "/exec/" + id_ + "/start", execStartBody()));
         connectThen([self = shared_from_this(), req] {
-            http::async_write(self->socket_, *req,
-                              [self, req](beast::error_code ec, size_t /*n*/) {
-                                  if (ec) return self->finish("exec start: " + ec.message());
-                                  self->readStreamHeader();
-                              });
+            http::async_write(self->socket_, *req, [self, req](beast::error_code ec, size_t /*n*/) {
+                if (ec) return self->finish("exec start: " + ec.message());
+                self->readStreamHeader();
+            });
         });
     }
 
     void readStreamHeader() {
         header_.emplace();
-        http::async_read_header(socket_, buffer_, *header_,
-                                [self = shared_from_this()](beast::error_code ec, size_t /*n*/) {
-                                    if (ec) return self->finish("exec start: " + ec.message());
-                                    const unsigned status = self->header_->get().result_int();
-                                    if (status != 200 && status != 101)
-                                        return self->finish("exec start: HTTP " +
-                                                            std::to_string(status));
-                                    // What the header read took beyond the header is output.
-                                    const auto data = self->buffer_.data();
-                                    self->demux_.feed({static_cast<const char*>(data.data()),
-                                                       data.size()});
-                                    self->buffer_.consume(self->buffer_.size());
-                                    self->readOutput();
-                                });
+        http::async_read_header(
+            socket_, buffer_, *header_,
+            [self = shared_from_this()](beast::error_code ec, size_t /*n*/) {
+                if (ec) return self->finish("exec start: " + ec.message());
+                const unsigned status = self->header_->get().result_int();
+                if (status != 200 && status != 101)
+                    return self->finish("exec start: HTTP " + std::to_string(status));
+                // What the header read took beyond the header is output.
+                const auto data = self->buffer_.data();
+                self->demux_.feed({static_cast<const char*>(data.data()), data.size()});
+                self->buffer_.consume(self->buffer_.size());
+                self->readOutput();
+            });
     }
 
     void readOutput() {
@@ -115,7 +119,7 @@ class ExecCall : public std::enable_shared_from_this<ExecCall> {
 
     void inspect() {
         json(http::verb::get, "/exec/" + id_ + "/json", "",
-             [self = shared_from_this()](std::string e, unsigned status, std::string body) {
+             [self = shared_from_this()](std::string e, unsigned status, const std::string& body) {
                  self->inspected(std::move(e), status, body);
              });
     }
@@ -160,16 +164,15 @@ class ExecCall : public std::enable_shared_from_this<ExecCall> {
         boost::system::error_code ignored;
         socket_.close(ignored);
         buffer_.consume(buffer_.size());
-        socket_.async_connect(Endpoint(options_.socket),
-                              [self = shared_from_this(), next = std::move(next)](
-                                  boost::system::error_code ec) {
-                                  if (self->finished_) return;
-                                  if (ec) {
-                                      return self->finish("Docker at " + self->options_.socket +
-                                                          ": " + ec.message());
-                                  }
-                                  next();
-                              });
+        socket_.async_connect(
+            Endpoint(options_.socket),
+            [self = shared_from_this(), next = std::move(next)](boost::system::error_code ec) {
+                if (self->finished_) return;
+                if (ec) {
+                    return self->finish("Docker at " + self->options_.socket + ": " + ec.message());
+                }
+                next();
+            });
     }
 
     void finish(std::string error) {
@@ -238,7 +241,10 @@ Engine::Engine(asio::io_context& io, EngineOptions options)
     : io_(io), options_(std::move(options)), alive_(std::make_shared<bool>(true)) {}
 
 Engine::~Engine() {
-    stop();
+    try {
+        stop();
+    } catch (const std::exception&) {  // closing a socket or a timer that is gone: nothing to do
+    }
 }
 
 void Engine::stop() {
@@ -302,7 +308,8 @@ void Engine::connectWatch() {
     std::weak_ptr<bool> alive = alive_;
     boost::system::error_code ignored;
     w->socket.close(ignored);
-    w->socket.async_connect(Endpoint(options_.socket), [this, w, alive](boost::system::error_code ec) {
+    w->socket.async_connect(Endpoint(options_.socket), [this, w,
+                                                        alive](boost::system::error_code ec) {
         if (alive.expired() || stopped_ || w != watch_) return;
         if (ec) return retryWatch();
         auto req = std::make_shared<http::request<http::string_body>>(

@@ -32,16 +32,20 @@ bool nameChar(char c, bool first) {
 std::optional<std::string> checkContainerName(std::string_view name) {
     if (name.empty() || name.size() > 128) return "is not 1-128 characters";
     for (size_t i = 0; i < name.size(); ++i) {
-        if (!nameChar(name[i], i == 0))
+        if (!nameChar(name[i], i == 0)) {
             return "has \"" + names::printable(std::string(1, name[i])) + "\" at offset " +
                    std::to_string(i) + " (Docker names are [a-zA-Z0-9][a-zA-Z0-9_.-]*)";
+        }
     }
     return std::nullopt;
 }
 
 std::string execCreateBody(const std::vector<std::string>& argv, const std::string& user) {
-    json body = {{"AttachStdin", false}, {"AttachStdout", true}, {"AttachStderr", true},
-                 {"Tty", false},         {"Cmd", argv}};
+    json body = {{"AttachStdin", false},
+                 {"AttachStdout", true},
+                 {"AttachStderr", true},
+                 {"Tty", false},
+                 {"Cmd", argv}};
     if (!user.empty()) body["User"] = user;
     return body.dump();
 }

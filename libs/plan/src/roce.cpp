@@ -109,10 +109,10 @@ void switchAgreement(const RoceQos& q, const json& db, const std::vector<RocePor
         // pg_profile_lookup.ini has a lossless profile for (sonic_qos.cpp).
         const int planned = fabric ? q.fabricCableM : q.hostCableM;
         int metres = 0;
-        const bool parsed = length.size() > 1 && length.back() == 'm' &&
-                            std::from_chars(length.data(), length.data() + length.size() - 1,
-                                            metres)
-                                    .ptr == length.data() + length.size() - 1;
+        const bool parsed =
+            length.size() > 1 && length.back() == 'm' &&
+            std::from_chars(length.data(), length.data() + length.size() - 1, metres).ptr ==
+                length.data() + length.size() - 1;
         if (!parsed || metres < planned) {
             out.push_back("CABLE_LENGTH " + port + " (PFC headroom): \"" + length +
                           "\", the plan says at least \"" + n(planned) + "m\"");

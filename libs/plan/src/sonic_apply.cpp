@@ -3,8 +3,8 @@
 #include "twinrail/plan/sonic_apply.h"
 
 #include <regex>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include "twinrail/common/names.h"
 
@@ -54,17 +54,6 @@ void dropDependents(json& db, const std::set<std::string>& gone) {
     }
 }
 
-json portRow(const SkuPort& p) {
-    std::string lanes;
-    for (int l : p.lanes) lanes += (lanes.empty() ? "" : ",") + std::to_string(l);
-    json row{{"lanes", lanes}, {"admin_status", "up"}};
-    if (!p.alias.empty()) row["alias"] = p.alias;
-    if (p.index >= 0) row["index"] = std::to_string(p.index);
-    if (p.speedMbps > 0) row["speed"] = std::to_string(p.speedMbps);
-    for (const auto& [k, v] : p.extra) row[k] = v;
-    return row;
-}
-
 // The running config as `config interface breakout -f` leaves it; the new ports' names.
 std::variant<json, std::string> afterBreakouts(const json& running,
                                                const std::map<std::string, Breakout>& breakouts,
@@ -78,7 +67,8 @@ std::variant<json, std::string> afterBreakouts(const json& running,
         auto b = breakouts.find(cage.base().name);
         if (b == breakouts.end()) continue;
         const json& cfg = tableOf(running, "BREAKOUT_CFG");
-        if (cfg.contains(b->first) && cfg[b->first].value("brkout_mode", "") == b->second.mode.text &&
+        if (cfg.contains(b->first) &&
+            cfg[b->first].value("brkout_mode", "") == b->second.mode.text &&
             static_cast<int>(cage.rows.size()) == b->second.mode.count) {
             done.insert(b->first);
             continue;
@@ -92,7 +82,7 @@ std::variant<json, std::string> afterBreakouts(const json& running,
         }
         dropDependents(db, gone);
         for (const auto& p : std::get<std::vector<SkuPort>>(ports)) {
-            db["PORT"][p.name] = portRow(p);
+            db["PORT"][p.name] = sonicPortRow(p);
             newPorts.push_back(p.name);
         }
         db["BREAKOUT_CFG"][cage.base().name] = {{"brkout_mode", b->second.mode.text}};
@@ -100,9 +90,10 @@ std::variant<json, std::string> afterBreakouts(const json& running,
     already = done;
     for (const auto& [base, b] : breakouts) {
         if (!db["BREAKOUT_CFG"].contains(base) ||
-            db["BREAKOUT_CFG"][base].value("brkout_mode", "") != b.mode.text)
+            db["BREAKOUT_CFG"][base].value("brkout_mode", "") != b.mode.text) {
             return "breakouts.json names " + names::printable(base) +
                    ", which is not the first port of a cage in the switch's PORT table";
+        }
     }
     return db;
 }
@@ -114,9 +105,10 @@ std::optional<std::string> missingPort(const json& overlay, const json& db) {
         if (!rows.is_object()) continue;
         for (const auto& [key, row] : rows.items()) {
             for (const auto& part : splitKey(key)) {
-                if (std::regex_match(part, kPort) && !tableOf(db, "PORT").contains(part))
+                if (std::regex_match(part, kPort) && !tableOf(db, "PORT").contains(part)) {
                     return table + "|" + key + ": the switch has no port " + part +
                            " (after the plan's breakouts)";
+                }
             }
         }
     }
@@ -144,8 +136,9 @@ void interfaceDeletions(const json& db, const json& overlay, Deletions& out) {
         const std::string& port = parts[0];
         if (members.count(port) > 0) {
             out.emplace_back("INTERFACE|" + key,
-                             port + " becomes a VLAN or PortChannel member, and portsorch "
-                                    "refuses a member that is a router interface");
+                             port +
+                                 " becomes a VLAN or PortChannel member, and portsorch "
+                                 "refuses a member that is a router interface");
         } else if (parts.size() == 2 && planned.contains(port) && !planned.contains(key)) {
             out.emplace_back("INTERFACE|" + key, "not the plan's address on " + port);
         } else if (!planned.contains(port) && !planned.contains(key)) {
@@ -208,9 +201,9 @@ void breakoutSteps(const std::map<std::string, Breakout>& breakouts, const json&
         const std::string index = tableOf(db, "PORT")[base].value("index", "");
         for (const auto& [port, row] : tableOf(db, "PORT").items()) {
             if (row.value("index", "") == index) {
-                steps.push_back({{"config", "interface", "speed", port,
-                                  std::to_string(b.speedGbps * 1000L)},
-                                 port + " at the plan's speed"});
+                steps.push_back(
+                    {{"config", "interface", "speed", port, std::to_string(b.speedGbps * 1000L)},
+                     port + " at the plan's speed"});
             }
         }
     }
@@ -224,7 +217,8 @@ std::optional<std::string> esiMismatch(const json& overlay, const std::string& f
     for (std::string line; std::getline(in, line);) {
         if (line.rfind("interface ", 0) == 0) interface = line.substr(10);
         constexpr std::string_view kEs = " evpn mh es-id ";
-        if (line.rfind(kEs, 0) == 0 && !interface.empty()) inFrr[interface] = line.substr(kEs.size());
+        if (line.rfind(kEs, 0) == 0 && !interface.empty())
+            inFrr[interface] = line.substr(kEs.size());
     }
     const json& segments = tableOf(overlay, "EVPN_ETHERNET_SEGMENT");
     for (const auto& [lag, row] : segments.items()) {
@@ -237,8 +231,10 @@ std::optional<std::string> esiMismatch(const json& overlay, const std::string& f
                    "other; edit the plan, not the files)";
         }
     }
-    for (const auto& [lag, esi] : inFrr)
-        if (!segments.contains(lag)) return "frr.conf gives " + lag + " an es-id, CONFIG_DB no segment";
+    for (const auto& [lag, esi] : inFrr) {
+        if (!segments.contains(lag))
+            return "frr.conf gives " + lag + " an es-id, CONFIG_DB no segment";
+    }
     return std::nullopt;
 }
 
@@ -274,8 +270,10 @@ std::variant<SonicApply, std::string> sonicApply(const SonicApplyInput& in) {
     const bool pool = tableOf(in.running, "BUFFER_POOL").contains("ingress_lossless_pool");
     const bool qos = !pool || !newPorts.empty();
     if (qos) {
-        const json& planned = tableOf(in.overlay, "DEVICE_METADATA").value("localhost", json::object());
-        std::vector<std::string> hset{"sonic-db-cli", "CONFIG_DB", "HSET", "DEVICE_METADATA|localhost"};
+        const json& planned =
+            tableOf(in.overlay, "DEVICE_METADATA").value("localhost", json::object());
+        std::vector<std::string> hset{"sonic-db-cli", "CONFIG_DB", "HSET",
+                                      "DEVICE_METADATA|localhost"};
         for (const char* f : {"type", "resource_type"})
             if (planned.contains(f)) hset.insert(hset.end(), {f, planned[f].get<std::string>()});
         if (hset.size() > 4)

@@ -29,11 +29,13 @@ std::string fieldText(const json& v) {
 
 std::variant<Sku, std::string> skuOfRunningConfig(const json& running) {
     if (!running.is_object() || !running.contains("PORT") || !running["PORT"].is_object() ||
-        running["PORT"].empty())
+        running["PORT"].empty()) {
         return std::string("the running config has no PORT table");
+    }
     // port_config.ini's shape, from the rows: the text parser checks what it always checks.
     std::string ini = "# name lanes alias index speed\n";
-    for (const auto& [name, row] : running["PORT"].items()) {
+    for (const auto& [name, value] : running["PORT"].items()) {
+        const json& row = value;  // a lambda cannot capture a structured binding (clang 14)
         if (!row.is_object()) return "PORT|" + names::printable(name) + ": not an object";
         const auto field = [&row](const char* f) {
             return row.contains(f) ? fieldText(row[f]) : std::string();
@@ -99,13 +101,15 @@ json configDbPatch(const json& from, const json& to) {
                                {"path", k + "/" + token(field)},
                                {"value", value}});
             }
-            for (const auto& [field, value] : had[key].items())
+            for (const auto& [field, value] : had[key].items()) {
                 if (!row.contains(field))
                     ops.push_back({{"op", "remove"}, {"path", k + "/" + token(field)}});
+            }
         }
-        for (const auto& [key, row] : had.items())
+        for (const auto& [key, row] : had.items()) {
             if (!rows.contains(key))
                 ops.push_back({{"op", "remove"}, {"path", t + "/" + token(key)}});
+        }
     }
     for (const auto& [table, rows] : from.items())
         if (!to.contains(table)) ops.push_back({{"op", "remove"}, {"path", "/" + token(table)}});

@@ -111,11 +111,13 @@ std::variant<Sku, SkuError> skuFromFiles(const SkuTexts& t) {
         sku.platformFile = t.platformFile;
         // A cage's default mode is what BREAKOUT_CFG starts with, and DPB compares the
         // target against it: it must be one of the platform's own keys.
-        for (const auto& [port, mode] : sku.defaultModes) {
+        for (const auto& [port, defaultMode] : sku.defaultModes) {
+            const BreakoutMode& mode = defaultMode;  // captured below (clang 14)
             auto offered = sku.platformModes.find(port);
             if (offered == sku.platformModes.end()) continue;
-            const bool known = std::any_of(offered->second.begin(), offered->second.end(),
-                                           [&mode](const BreakoutMode& m) { return m.text == mode.text; });
+            const bool known =
+                std::any_of(offered->second.begin(), offered->second.end(),
+                            [&mode](const BreakoutMode& m) { return m.text == mode.text; });
             if (!known) {
                 return SkuError{t.jsonFile + ": interfaces." + port + ".default_brkout_mode \"" +
                                 mode.text + "\" is not one of " + t.platformFile +

@@ -71,8 +71,7 @@ std::string sonicEsi(const EvpnMhLeaf& leaf, const EvpnSegment& segment) {
 }
 
 std::optional<std::string> sonicEvpnReleaseRefusal(const Plan& plan, const SonicOptions& options) {
-    if (plan.request.attach != Attach::EvpnMh ||
-        sonicFeatures(options.release).evpnMultihoming)
+    if (plan.request.attach != Attach::EvpnMh || sonicFeatures(options.release).evpnMultihoming)
         return std::nullopt;
     return "--attach evpn-mh on SONiC " + sonicReleaseName(options.release) +
            ": EVPN_ETHERNET_SEGMENT has a YANG model (sonic-evpn.yang) only on master (from "

@@ -40,7 +40,7 @@ nlohmann::json deviceMetadata(const Switch& sw, const SonicOptions& options) {
         d["resource_type"] = "ComputeAI";
     } else {
         d["type"] = sonicFeatures(options.release).backEndSpineRouter ? "BackEndSpineRouter"
-                                                                     : "SpineRouter";
+                                                                      : "SpineRouter";
     }
     return d;
 }

@@ -56,9 +56,12 @@ std::variant<Breakout, std::string> chooseBreakout(const Sku& sku, const Physica
                                                    int count, int gbps) {
     const std::string need = cage.base().name + " must be split " + modeText(count, gbps);
     if (sku.platformFile.empty()) {
-        return need + ", and `config interface breakout` takes only platform.json's modes: "
-                      "HWSKU " + sku.name + " has no platform.json (in its directory or the "
-                      "platform directory above it)";
+        return need +
+               ", and `config interface breakout` takes only platform.json's modes: "
+               "HWSKU " +
+               sku.name +
+               " has no platform.json (in its directory or the "
+               "platform directory above it)";
     }
     auto modes = sku.platformModes.find(cage.base().name);
     if (modes == sku.platformModes.end() || modes->second.empty())
@@ -72,8 +75,8 @@ std::variant<Breakout, std::string> chooseBreakout(const Sku& sku, const Physica
     if (best == nullptr) {
         std::string offered;
         for (const auto& m : modes->second) offered += (offered.empty() ? "" : ", ") + m.text;
-        return need + ", which none of " + sku.platformFile + "'s modes for it gives (" +
-               offered + ")";
+        return need + ", which none of " + sku.platformFile + "'s modes for it gives (" + offered +
+               ")";
     }
     return Breakout{*best, gbps};
 }
@@ -125,14 +128,16 @@ std::variant<std::vector<SkuPort>, std::string> breakoutPorts(const PhysicalPort
     if (mode.count <= 0 || lanes % mode.count != 0)
         return where + " cannot be split " + mode.text + ": its lanes do not divide evenly";
     const long cageMbps = cage.speedMbps();
-    if (mode.lanes != 0 && mode.lanes != lanes)
+    if (mode.lanes != 0 && mode.lanes != lanes) {
         return where + " cannot take " + mode.text + ": it uses " + std::to_string(mode.lanes) +
                " lanes";
+    }
     if (cageMbps > 0 && static_cast<long>(mode.count) * mode.speedGbps * 1000 > cageMbps)
         return where + " runs at " + std::to_string(cageMbps / 1000) + "G in all, not " + mode.text;
-    if (!mode.runsAt(breakout.speedGbps))
-        return where + ": " + mode.text + " does not run at " +
-               std::to_string(breakout.speedGbps) + "G";
+    if (!mode.runsAt(breakout.speedGbps)) {
+        return where + ": " + mode.text + " does not run at " + std::to_string(breakout.speedGbps) +
+               "G";
+    }
     std::vector<int> all;
     for (const auto* r : cage.rows) all.insert(all.end(), r->lanes.begin(), r->lanes.end());
     const int per = lanes / mode.count;
@@ -216,6 +221,17 @@ std::variant<PortMap, std::string> mapPorts(const Sku& sku, const Switch& sw) {
     return map;
 }
 
+json sonicPortRow(const SkuPort& p) {
+    std::string lanes;
+    for (int l : p.lanes) lanes += (lanes.empty() ? "" : ",") + std::to_string(l);
+    json row{{"lanes", lanes}, {"admin_status", "up"}};
+    if (!p.alias.empty()) row["alias"] = p.alias;
+    if (p.index >= 0) row["index"] = std::to_string(p.index);
+    if (p.speedMbps > 0) row["speed"] = std::to_string(p.speedMbps);
+    for (const auto& [k, v] : p.extra) row[k] = v;
+    return row;
+}
+
 json sonicBaseConfigDb(const Sku& sku, const std::map<std::string, Breakout>& breakouts) {
     json db;
     // Placeholders: a real box fills these from its EEPROM and ONIE (hostname "sonic").
@@ -243,16 +259,7 @@ json sonicBaseConfigDb(const Sku& sku, const std::map<std::string, Breakout>& br
         }
         if (rows.empty())
             for (const auto* r : cage.rows) rows.push_back(*r);
-        for (const auto& p : rows) {
-            std::string lanes;
-            for (int l : p.lanes) lanes += (lanes.empty() ? "" : ",") + std::to_string(l);
-            json row{{"lanes", lanes}, {"admin_status", "up"}};
-            if (!p.alias.empty()) row["alias"] = p.alias;
-            if (p.index >= 0) row["index"] = std::to_string(p.index);
-            if (p.speedMbps > 0) row["speed"] = std::to_string(p.speedMbps);
-            for (const auto& [k, v] : p.extra) row[k] = v;
-            db["PORT"][p.name] = row;
-        }
+        for (const auto& p : rows) db["PORT"][p.name] = sonicPortRow(p);
     }
     return db;
 }
@@ -280,9 +287,10 @@ std::variant<std::map<std::string, Breakout>, std::string> parseSonicBreakouts(c
         auto [end, ec] = std::from_chars(speed.data(), speed.data() + speed.size(), mbps);
         const auto& m = std::get<BreakoutMode>(mode);
         if (ec != std::errc() || end != speed.data() + speed.size() || mbps % 1000 != 0 ||
-            !m.runsAt(static_cast<int>(mbps / 1000)))
-            return where + ".speed: \"" + names::printable(speed) + "\" is not a speed " +
-                   m.text + " runs at (Mb/s)";
+            !m.runsAt(static_cast<int>(mbps / 1000))) {
+            return where + ".speed: \"" + names::printable(speed) + "\" is not a speed " + m.text +
+                   " runs at (Mb/s)";
+        }
         out[port] = Breakout{m, static_cast<int>(mbps / 1000)};
     }
     return out;

@@ -64,9 +64,10 @@ std::variant<int, std::string> cableFor(const Sku& sku, const SonicOptions& opti
     if (options.bufferModel == SonicBufferModel::Dynamic) return metres;
     const PgProfileLookup& lookup = sku.pgLookup;
     if (!lookup.present) {
-        return "HWSKU " + sku.name + " has no pg_profile_lookup.ini: buffermgrd (traditional "
-               "buffer model) builds no lossless profile without it, so PFC on " + port +
-               " would pause with no headroom";
+        return "HWSKU " + sku.name +
+               " has no pg_profile_lookup.ini: buffermgrd (traditional "
+               "buffer model) builds no lossless profile without it, so PFC on " +
+               port + " would pause with no headroom";
     }
     auto row = lookup.cablesBySpeed.find(speedMbps);
     if (row == lookup.cablesBySpeed.end()) {
@@ -76,9 +77,9 @@ std::variant<int, std::string> cableFor(const Sku& sku, const SonicOptions& opti
     }
     for (int listed : row->second)
         if (listed >= metres) return listed;
-    return lookup.file + " has no lossless profile for " + port + " (" +
-           std::to_string(speedMbps) + " Mb/s) at " + std::to_string(metres) +
-           " m or longer: its longest is " + std::to_string(row->second.back()) + " m";
+    return lookup.file + " has no lossless profile for " + port + " (" + std::to_string(speedMbps) +
+           " Mb/s) at " + std::to_string(metres) + " m or longer: its longest is " +
+           std::to_string(row->second.back()) + " m";
 }
 
 }  // namespace
@@ -91,12 +92,10 @@ std::optional<std::string> sonicQosRows(const Plan& plan, const Switch& sw, cons
         const std::string& eth = ports.names.at(p.name);
         // pfcwd_sw_enable is written too: qos_config.j2 sets it to its own lossless TCs
         // ("3,4"), which a field-by-field merge would otherwise keep.
-        db["PORT_QOS_MAP"][eth] = {{"dscp_to_tc_map", kMap},
-                                   {"tc_to_queue_map", kMap},
-                                   {"tc_to_pg_map", kMap},
-                                   {"pfc_to_queue_map", kMap},
-                                   {"pfc_enable", n(q.priority)},
-                                   {"pfcwd_sw_enable", n(q.priority)}};
+        db["PORT_QOS_MAP"][eth] = {
+            {"dscp_to_tc_map", kMap},      {"tc_to_queue_map", kMap},
+            {"tc_to_pg_map", kMap},        {"pfc_to_queue_map", kMap},
+            {"pfc_enable", n(q.priority)}, {"pfcwd_sw_enable", n(q.priority)}};
         for (int queue = 0; queue <= 7; ++queue) {
             json row{{"scheduler", queue == q.priority      ? kLossless
                                    : queue == q.cnpPriority ? kStrict

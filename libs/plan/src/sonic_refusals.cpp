@@ -19,8 +19,9 @@ std::optional<std::string> arsRefusal(const Plan& plan, const SonicOptions& opti
     if (sonicFeatures(options.release).localArs && lb == Request::Lb::Ars) return std::nullopt;
     return "--lb " + std::string(lbName(lb)) + " on " + on(options) +
            ": this release has no YANG model for ARS_PROFILE, ARS_OBJECT or ARS_INTERFACES" +
-           (lb == Request::Lb::ArsGlobal ? std::string(" (nor GLOBAL_ARS, which no SONiC design has)")
-                                         : std::string()) +
+           (lb == Request::Lb::ArsGlobal
+                ? std::string(" (nor GLOBAL_ARS, which no SONiC design has)")
+                : std::string()) +
            ", and no orchagent reads them (SONiC's Local ARS HLD is not implemented: sonic-swss "
            "#3597 is unmerged); `config reload` would abort on the tables. Use --lb ecmp, "
            "static or spray on SONiC, or arsd on a Linux switch";

@@ -14,7 +14,8 @@ struct Entry {
 };
 
 const std::array<Entry, 5> kTable{{
-    {SonicRelease::R202405, "202405",
+    {SonicRelease::R202405,
+     "202405",
      {.frrVersion = "8.5.4",
       .bgpdVtyPort = true,
       .vlanInterfaceMacAddr = false,
@@ -24,7 +25,8 @@ const std::array<Entry, 5> kTable{{
       .backEndSpineRouter = false,
       .localArs = false,
       .randomEcmpHash = true}},
-    {SonicRelease::R202411, "202411",
+    {SonicRelease::R202411,
+     "202411",
      {.frrVersion = "10.0.1",
       .bgpdVtyPort = true,
       .vlanInterfaceMacAddr = false,
@@ -34,7 +36,8 @@ const std::array<Entry, 5> kTable{{
       .backEndSpineRouter = false,
       .localArs = false,
       .randomEcmpHash = true}},
-    {SonicRelease::R202505, "202505",
+    {SonicRelease::R202505,
+     "202505",
      {.frrVersion = "10.3",
       .bgpdVtyPort = false,
       .vlanInterfaceMacAddr = true,
@@ -44,7 +47,8 @@ const std::array<Entry, 5> kTable{{
       .backEndSpineRouter = false,
       .localArs = false,
       .randomEcmpHash = true}},
-    {SonicRelease::R202605, "202605",
+    {SonicRelease::R202605,
+     "202605",
      {.frrVersion = "10.5.4",
       .bgpdVtyPort = false,
       .vlanInterfaceMacAddr = true,
@@ -54,7 +58,8 @@ const std::array<Entry, 5> kTable{{
       .backEndSpineRouter = true,
       .localArs = false,
       .randomEcmpHash = true}},
-    {SonicRelease::Master, "master",
+    {SonicRelease::Master,
+     "master",
      {.frrVersion = "10.5.4 or later",
       .bgpdVtyPort = false,
       .vlanInterfaceMacAddr = true,
@@ -77,6 +82,7 @@ const Entry& entry(SonicRelease release) {
 const std::vector<SonicRelease>& sonicReleases() {
     static const std::vector<SonicRelease> all = [] {
         std::vector<SonicRelease> out;
+        out.reserve(kTable.size());
         for (const auto& e : kTable) out.push_back(e.release);
         return out;
     }();

@@ -5,8 +5,8 @@
 #include <set>
 #include <sstream>
 
-#include "twinrail/common/names.h"
 #include "sonic_sku_internal.h"
+#include "twinrail/common/names.h"
 #include "twinrail/plan/sonic_sku.h"
 
 namespace twinrail::plan {
@@ -214,8 +214,9 @@ std::variant<BreakoutMode, std::string> parseBreakoutMode(const std::string& tex
         return bad;
     std::string rest = text.substr(g + 1);
     if (auto open = rest.find('('); open != std::string::npos) {
-        if (rest.back() != ')' || !toInt(rest.substr(open + 1, rest.size() - open - 2), mode.lanes) ||
-            mode.lanes < 1 || mode.lanes > 16)
+        if (rest.back() != ')' ||
+            !toInt(rest.substr(open + 1, rest.size() - open - 2), mode.lanes) || mode.lanes < 1 ||
+            mode.lanes > 16)
             return bad;
         rest.resize(open);
     }
@@ -234,7 +235,7 @@ std::variant<BreakoutMode, std::string> parseBreakoutMode(const std::string& tex
 }
 
 std::variant<nlohmann::json, SkuError> parseSkuJson(const std::string& text,
-                                                   const std::string& file) {
+                                                    const std::string& file) {
     if (text.size() > kMaxFileBytes) return SkuError{file + ": larger than 1 MiB"};
     try {
         return json::parse(text);

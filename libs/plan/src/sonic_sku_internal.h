@@ -12,7 +12,7 @@ namespace twinrail::plan {
 
 // A JSON file of a HWSKU directory: at most 1 MiB, syntax errors with line and column.
 std::variant<nlohmann::json, SkuError> parseSkuJson(const std::string& text,
-                                                   const std::string& file);
+                                                    const std::string& file);
 // hwsku.json's default modes against the cages port_config.ini describes.
 std::optional<SkuError> checkDefaultModes(const Sku& sku, const std::string& jsonFile);
 

@@ -30,30 +30,29 @@ bool ProducerTable::del(const std::string& key, ReplyHandler done) {
     return client_.command({"EXEC"}, std::move(done));
 }
 
-void ProducerTable::keysWithPrefix(const std::string& prefix,
-                                   std::function<void(bool, std::vector<std::string>)> done) {
-    scanFrom("0", table_ + ":" + prefix + "*", std::make_shared<std::vector<std::string>>(),
-             std::move(done));
+void ProducerTable::keysWithPrefix(
+    const std::string& prefix, const std::function<void(bool, std::vector<std::string>)>& done) {
+    scanFrom("0", table_ + ":" + prefix + "*", std::make_shared<std::vector<std::string>>(), done);
 }
 
 void ProducerTable::scanFrom(const std::string& cursor, const std::string& pattern,
                              const std::shared_ptr<std::vector<std::string>>& found,
                              const std::function<void(bool, std::vector<std::string>)>& done) {
     const size_t skip = table_.size() + 1;
-    const bool sent = client_.command(
-        {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"},
-        [this, alive = std::weak_ptr<bool>(alive_), pattern, found, done,
-         skip](const Value& reply) {
-            if (alive.expired()) return;  // the table is gone: nobody to tell
-            if (reply.type != Value::Type::Array || reply.elements.size() != 2 ||
-                reply.elements[1].type != Value::Type::Array)
-                return done(false, {});
-            for (const auto& k : reply.elements[1].elements)
-                if (k.str.size() > skip) found->push_back(k.str.substr(skip));
-            const std::string next = reply.elements[0].str;
-            if (next == "0") return done(true, std::move(*found));
-            scanFrom(next, pattern, found, done);
-        });
+    const bool sent =
+        client_.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"},
+                        [this, alive = std::weak_ptr<bool>(alive_), pattern, found, done,
+                         skip](const Value& reply) {
+                            if (alive.expired()) return;  // the table is gone: nobody to tell
+                            if (reply.type != Value::Type::Array || reply.elements.size() != 2 ||
+                                reply.elements[1].type != Value::Type::Array)
+                                return done(false, {});
+                            for (const auto& k : reply.elements[1].elements)
+                                if (k.str.size() > skip) found->push_back(k.str.substr(skip));
+                            const std::string next = reply.elements[0].str;
+                            if (next == "0") return done(true, std::move(*found));
+                            scanFrom(next, pattern, found, done);
+                        });
     if (!sent) done(false, {});
 }
 

@@ -103,20 +103,11 @@ ParsedArgs parseCommonArgs(const ServiceSpec& spec, int argc, char** argv) {
                          "use --redis-user/--redis-password-file for AUTH\n";
             return ParsedArgs{std::nullopt, exitcode::kConfig};
         }
-        static const std::set<std::string> kValued = {"--config",
-                                                      "--redis-socket",
-                                                      "--redis-host",
-                                                      "--redis-port",
-                                                      "--redis-user",
-                                                      "--redis-password-file",
-                                                      "--db-config",
-                                                      "--vtysh",
-                                                      "--frr-pathspace",
-                                                      "--log-level",
-                                                      "--yang-dir",
-                                                      "--frr",
-                                                      "--frr-container",
-                                                      "--docker-socket"};
+        static const std::set<std::string> kValued = {
+            "--config",        "--redis-socket",        "--redis-host", "--redis-port",
+            "--redis-user",    "--redis-password-file", "--db-config",  "--vtysh",
+            "--frr-pathspace", "--log-level",           "--yang-dir",   "--frr",
+            "--frr-container", "--docker-socket"};
         if (kValued.count(a) == 0) {
             std::cerr << spec.name << ": unknown option " << a << "\n" << usage(spec);
             return bad;

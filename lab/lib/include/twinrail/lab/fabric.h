@@ -34,8 +34,7 @@ class Fabric {
 
     void startFrr(const std::string& node, const std::string& config);
     // FRR in a container of its own, as a SONiC switch runs it (frr_container.h).
-    void startFrrInContainer(const std::string& node, const std::string& config,
-                             bool bgpdVtyPort);
+    void startFrrInContainer(const std::string& node, const std::string& config, bool bgpdVtyPort);
     // `command` goes to vtysh -c as one argument; vtysh runs each of its lines. Wherever
     // the node's FRR runs (on the host or in its container).
     std::string vtysh(const std::string& node, const std::string& command) const;

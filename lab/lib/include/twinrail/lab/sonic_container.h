@@ -19,8 +19,10 @@ namespace twinrail::lab {
 std::string twinrailContainerName(const std::string& lab, const std::string& node);
 // Starts the package's container `image` on `node` (its host daemons must be stopped
 // first); throws std::runtime_error with the container's log when it does not start.
+// `yangModels`: the folder given to it as the switch's /usr/local/yang-models (the
+// manifest mounts the switch's own there), or none.
 void startTwinrailContainer(const std::string& lab, const std::string& node,
-                            const std::string& image);
+                            const std::string& image, const std::string& yangModels = "");
 // `docker stop` (SIGTERM to supervisord, which stops the daemons), then removes it;
 // returns the container's exit code (0: a clean stop).
 int stopTwinrailContainer(const std::string& lab, const std::string& node);

@@ -16,7 +16,7 @@ namespace twinrail::frr::docker {
 
 struct EngineOptions {
     std::string socket = "/var/run/docker.sock";
-    std::chrono::milliseconds timeout{20000};    // one exec, from create to exit code
+    std::chrono::milliseconds timeout{20000};     // one exec, from create to exit code
     size_t maxOutput = size_t{64} * 1024 * 1024;  // stdout + stderr; more is an error
     std::chrono::milliseconds reconnectMin{500};  // the event stream, after it drops
     std::chrono::milliseconds reconnectMax{5000};

@@ -39,12 +39,13 @@
 
 namespace twinrail::plan {
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move checks an invariant
 struct SonicApplyInput {
-    nlohmann::json running;  // the switch's CONFIG_DB, as config_db.json
-    nlohmann::json overlay;  // configs/<switch>/config_db.overlay.json
+    nlohmann::json running;                     // the switch's CONFIG_DB, as config_db.json
+    nlohmann::json overlay;                     // configs/<switch>/config_db.overlay.json
     std::map<std::string, Breakout> breakouts;  // configs/<switch>/breakouts.json
-    SonicOptions options;  // configs/<switch>/sonic-target.json
-    std::string frrConf;   // configs/<switch>/frr.conf
+    SonicOptions options;                       // configs/<switch>/sonic-target.json
+    std::string frrConf;                        // configs/<switch>/frr.conf
 };
 
 struct SonicApplyStep {

@@ -46,8 +46,8 @@ struct BreakoutMode {
 // profile. buffermgrd (traditional model) builds pg_lossless_<speed>_<cable>_profile only
 // for these; a header-only file has none.
 struct PgProfileLookup {
-    bool present = false;  // the SKU directory has the file
-    std::string file;      // for messages
+    bool present = false;                            // the SKU directory has the file
+    std::string file;                                // for messages
     std::map<long, std::vector<int>> cablesBySpeed;  // sorted, no duplicates
 };
 
@@ -126,6 +126,10 @@ std::variant<PortMap, std::string> mapPorts(const Sku& sku, const Switch& sw);
 // count>, each with lanes/count of the cage's lanes, aliases <alias stem><a, b, ...>).
 std::variant<std::vector<SkuPort>, std::string> breakoutPorts(const PhysicalPort& cage,
                                                               const Breakout& breakout);
+
+// A port's PORT row as sonic-cfggen writes it from port_config.ini: lanes, alias, index,
+// speed, admin_status up, and any other column as it is.
+nlohmann::json sonicPortRow(const SkuPort& port);
 
 // The config_db.json of a factory-default switch of this SKU: PORT rows (lanes, alias,
 // index, speed, admin_status and the SKU's other port columns) and BREAKOUT_CFG, with

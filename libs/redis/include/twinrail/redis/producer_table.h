@@ -25,7 +25,7 @@ class ProducerTable {
     // The keys of the table as the consumer holds them: "<TABLE>:<prefix>*", read with
     // SCAN; `done` gets the keys without the table's name (empty and false on an error).
     void keysWithPrefix(const std::string& prefix,
-                        std::function<void(bool ok, std::vector<std::string>)> done);
+                        const std::function<void(bool ok, std::vector<std::string>)>& done);
 
   private:
     void scanFrom(const std::string& cursor, const std::string& pattern,

@@ -41,7 +41,7 @@ struct CommonOptions {
     bool noStateDb = false;
     redis::Endpoint redis;
     std::string dbConfig = redis::kSonicDbConfig;
-    frr::Access frr;  // --frr, --vtysh, --frr-pathspace, --frr-password-file ...
+    frr::Access frr;  // --frr, --vtysh, --frr-pathspace, --frr-container, --docker-socket
     bool checkFrr = true;
     log::Priority level = log::Priority::Info;
 };
