@@ -7,7 +7,8 @@
 #                21.2 s), loses no report, and its tests ran in 156 s against 131 s.
 # TWINRAIL_SANITIZER_SUITE=OFF in the environment leaves the daemons' unit tests and their
 # integration-asan tests out of build/ (scripts/test.sh: they build and run in build-asan/);
-# any other run builds them.
+# any other run builds them. TWINRAIL_BENCH=OFF leaves bench/ out (scripts/test.sh runs no
+# benchmark).
 # Both trees carry line tables only (-g1): enough for every stack trace a failing test or a
 # sanitizer prints, and much less to compile and link than full debug info. build/ uses the
 # flags dpkg-buildpackage gives the .deb, so the tests run the product's code as it ships.
@@ -26,5 +27,6 @@ fi
 source scripts/debian-flags.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$TWINRAIL_DEB_CXXFLAGS" \
   -DCMAKE_CXX_COMPILER_LAUNCHER="$TWINRAIL_CCACHE_LAUNCHER" \
-  -DTWINRAIL_SANITIZER_SUITE="${TWINRAIL_SANITIZER_SUITE:-ON}" >/dev/null
+  -DTWINRAIL_SANITIZER_SUITE="${TWINRAIL_SANITIZER_SUITE:-ON}" \
+  -DTWINRAIL_BENCH="${TWINRAIL_BENCH:-ON}" >/dev/null
 cmake --build build -j"$(nproc)"

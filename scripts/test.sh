@@ -22,7 +22,8 @@ fi
 phase "build"
 # The daemons' unit tests and their own namespace tests (label integration-asan) are built
 # and run once, in build-asan/ below, under ASan + UBSan.
-TWINRAIL_SANITIZER_SUITE=OFF scripts/build.sh
+# No benchmarks: this command runs none (bench/run.sh builds them).
+TWINRAIL_SANITIZER_SUITE=OFF TWINRAIL_BENCH=OFF scripts/build.sh
 cd build
 phase "unit tests"
 ctest --output-on-failure -j"$(nproc)" -L unit
@@ -33,8 +34,25 @@ cd ..
 # Memory safety as a gate: the daemons' unit tests, and their own namespace tests (label
 # integration-asan: SIGTERM loops, bad input, Redis outages, interrupted dumps), again with ASan and
 # UBSan. A sanitizer report fails the test (UBSan does not recover; ASan aborts).
-phase "sanitizer build"
-scripts/build.sh --sanitize
+# The sanitizer tree compiles (CPU) while the package is built and checked and the SONiC
+# image is made (mostly waiting on dpkg, debootstrap's downloads and Docker): side by side,
+# after the namespace tests, whose timing a build beside them disturbs. Neither writes the
+# other's files (build-asan/ against build/deb, build/sonic).
+phase "sanitizer build; beside it the package and the SONiC package image"
+asan_log=build/sanitizer-build.log
+scripts/build.sh --sanitize >"$asan_log" 2>&1 &
+asan_pid=$!
+# The Debian package: build, contents, lintian, systemd-analyze verify/security. On CI's
+# throwaway machine (CI set) also install, check and purge it. Then the SONiC Application
+# Extension image, built from that .deb.
+if ! { scripts/package.sh ${CI:+--install} &&
+       scripts/sonic-package.sh --deb "$(ls build/deb/twinrail_*.deb | head -n 1)"; }; then
+  kill "$asan_pid" 2>/dev/null || true
+  wait "$asan_pid" || true
+  exit 1
+fi
+wait "$asan_pid" || { cat "$asan_log"; echo "sanitizer build failed" >&2; exit 1; }
+tail -n 1 "$asan_log"
 phase "sanitizer tests"
 (
   cd build-asan
@@ -42,13 +60,8 @@ phase "sanitizer tests"
   ctest --output-on-failure -j"$(nproc)" -L unit
   ctest --output-on-failure -L integration-asan
 )
-# The Debian package: build, contents, lintian, systemd-analyze verify/security. On CI's
-# throwaway machine (CI set) also install, check and purge it.
-phase "package"
-scripts/package.sh ${CI:+--install}
-# The SONiC Application Extension image, built from that .deb, run on the lab's SONiC layout.
-phase "SONiC package image"
-scripts/sonic-package.sh --deb "$(ls build/deb/twinrail_*.deb | head -n 1)"
+# The SONiC package's image run on the lab's SONiC layout.
+phase "SONiC package image test"
 (cd build && ctest --output-on-failure -L sonic-image)
 phase "fuzz smoke"
 scripts/fuzz.sh --smoke
