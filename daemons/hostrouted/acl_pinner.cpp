@@ -137,11 +137,7 @@ std::map<std::string, int> AclPinner::uplinkIfindexes() const {
 
 // Which pinned uplinks main routes `prefix` through now (the kernel pins' rule).
 void AclPinner::routeOf(const IpPrefix& prefix) {
-    std::vector<const netlink::KernelRoute*> main;
-    const auto& all = feed_->routes();
-    for (auto it = all.lower_bound(netlink::RouteKey{RT_TABLE_MAIN, prefix, 0, 0});
-         it != all.end() && it->first.table == RT_TABLE_MAIN && it->first.dst == prefix; ++it)
-        main.push_back(&it->second);
+    const auto main = netlink::entriesOf(feed_->routes(), RT_TABLE_MAIN, prefix);
     std::set<std::string> through;
     bool forwarded = false;
     for (const auto& [uplink, ifindex] : uplinkIfindexes()) {

@@ -92,12 +92,7 @@ void UplinkPinner::onLink(const netlink::LinkState& link, bool removed) {
 
 std::vector<const netlink::KernelRoute*> UplinkPinner::tableEntries(uint32_t table,
                                                                     const IpPrefix& prefix) const {
-    std::vector<const netlink::KernelRoute*> out;
-    const auto& routes = watch_->routes();
-    for (auto it = routes.lower_bound(netlink::RouteKey{table, prefix, 0, 0});
-         it != routes.end() && it->first.table == table && it->first.dst == prefix; ++it)
-        out.push_back(&it->second);
-    return out;
+    return netlink::entriesOf(watch_->routes(), table, prefix);
 }
 
 std::vector<const netlink::KernelRoute*> UplinkPinner::mainRoutes(const IpPrefix& prefix) const {

@@ -424,4 +424,13 @@ void RouteWatch::replayQueued() {
     for (const auto& msg : queued) handle(reinterpret_cast<const nlmsghdr*>(msg.data()));
 }
 
+std::vector<const KernelRoute*> entriesOf(const RouteFeed::Routes& routes, uint32_t table,
+                                          const IpPrefix& prefix) {
+    std::vector<const KernelRoute*> out;
+    for (auto it = routes.lower_bound(RouteKey{table, prefix, 0, 0});
+         it != routes.end() && it->first.table == table && it->first.dst == prefix; ++it)
+        out.push_back(&it->second);
+    return out;
+}
+
 }  // namespace twinrail::netlink

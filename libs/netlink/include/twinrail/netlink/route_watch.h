@@ -95,6 +95,9 @@ class RouteFeed {
     virtual const Routes& routes() const = 0;
     virtual const RouteWatchStats& stats() const = 0;
 };
+// Every entry of `table` for exactly `prefix` (one per metric and type), in key order.
+std::vector<const KernelRoute*> entriesOf(const RouteFeed::Routes& routes, uint32_t table,
+                                          const IpPrefix& prefix);
 // Only routes of `tables` are kept.
 using RouteFeedFactory = std::function<std::unique_ptr<RouteFeed>(std::set<uint32_t> tables,
                                                                   RouteFeed::OnChange onChange)>;
