@@ -40,14 +40,16 @@ cd ..
 # other's files (build-asan/ against build/deb, build/sonic).
 phase "sanitizer build; beside it the package and the SONiC package image"
 asan_log=build/sanitizer-build.log
-scripts/build.sh --sanitize >"$asan_log" 2>&1 &
+# Its own process group (setsid), so a failure beside it stops the whole build, make and
+# compilers included.
+setsid scripts/build.sh --sanitize >"$asan_log" 2>&1 &
 asan_pid=$!
 # The Debian package: build, contents, lintian, systemd-analyze verify/security. On CI's
 # throwaway machine (CI set) also install, check and purge it. Then the SONiC Application
 # Extension image, built from that .deb.
 if ! { scripts/package.sh ${CI:+--install} &&
        scripts/sonic-package.sh --deb "$(ls build/deb/twinrail_*.deb | head -n 1)"; }; then
-  kill "$asan_pid" 2>/dev/null || true
+  kill -- -"$asan_pid" 2>/dev/null || true
   wait "$asan_pid" || true
   exit 1
 fi
