@@ -8,6 +8,8 @@
 # 0.2 s to 2.8 s and failed it once, so the builds stay out of the tests' way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The exit trap runs wherever a failure left the shell (build/ during the tests): absolute.
+root=$PWD
 [ "$(id -u)" = 0 ] || { echo "run as root: the integration tests use network namespaces" >&2; exit 77; }
 phase() { echo "== $1 ($(date -u +%T), $SECONDS s in)"; }
 phase "packages"
@@ -17,7 +19,7 @@ scripts/deps.sh
 if [ "$(scripts/dockerd.sh start)" = started ]; then
   trap 'docker image rm --force twinrail-lab-frr:1 twinrail-sonic-base:bookworm \
           $(docker images --format "{{.Repository}}:{{.Tag}}" twinrail) >/dev/null 2>&1 || true
-        scripts/dockerd.sh stop' EXIT
+        "$root"/scripts/dockerd.sh stop || true' EXIT
 fi
 phase "build"
 # The daemons' unit tests and their own namespace tests (label integration-asan) are built

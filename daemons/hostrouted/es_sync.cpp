@@ -87,6 +87,7 @@ void EsSync::poll() {
 }
 
 void EsSync::apply(EvpnView fresh) {
+    viewAsOf_ = pollStart_;
     if (view_ && Clock::now() < holdUntil_) fresh = mergeDuringHold(*view_, fresh);
     if (!view_ || !(*view_ == fresh)) {
         view_ = std::move(fresh);

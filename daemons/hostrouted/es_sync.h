@@ -49,6 +49,9 @@ class EsSync {
     void zebraRestarted();  // from frr::RestartWatcher
     const EsSyncStats& stats() const { return stats_; }
     const std::optional<EvpnView>& view() const { return view_; }
+    // When the read that gave view() started: what it says holds from then on (a read
+    // through the bgp container takes seconds on SONiC).
+    std::chrono::steady_clock::time_point viewAsOf() const { return viewAsOf_; }
 
   private:
     void poll();
@@ -65,7 +68,7 @@ class EsSync {
     boost::asio::steady_timer timer_;
     std::optional<EvpnView> view_;
     std::string arp_, mac_;
-    std::chrono::steady_clock::time_point pollStart_{}, holdUntil_{};
+    std::chrono::steady_clock::time_point pollStart_{}, holdUntil_{}, viewAsOf_{};
     EsSyncStats stats_;
     bool running_ = false;
     bool errorLogged_ = false;

@@ -167,12 +167,13 @@ void EvpnMh::onView() {
 }
 
 void EvpnMh::confirmPeerActive(const EvpnView& view) {
-    auto now = Clock::now();
+    const auto asOf = sync_.viewAsOf();
+    registry_.peerViewRead(asOf);
     for (const auto& [ip, n] : view.neighbors) {
         if (!n.peerActive) continue;
         const HostRecord* rec = registry_.find(ip);
         if (rec != nullptr && rec->source == Source::EsPeer)
-            registry_.hostSeen(rec->ifindex, ip, std::nullopt, now);
+            registry_.hostSeen(rec->ifindex, ip, std::nullopt, asOf);
     }
     hooks_.afterWork();
 }

@@ -10,6 +10,12 @@ namespace {
 // one token can hold 0.9999999 and the timer would fire again at the same instant.
 constexpr double kTokenSlack = 1e-6;
 constexpr auto kMinTokenWait = std::chrono::microseconds(100);
+// An ES-peer host past its deadline waits for a view read that started after it: checked
+// again this often, and for no longer than kPeerViewWait (a reader silent that long is
+// broken; its hosts then go as a plain holdtime would have them go). Reads through SONiC's
+// bgp container were seen taking 2-5 s.
+constexpr auto kPeerViewRecheck = std::chrono::milliseconds(250);
+constexpr auto kPeerViewWait = std::chrono::seconds(30);
 }  // namespace
 
 std::string_view routeStateName(RouteState s) {
@@ -167,7 +173,7 @@ void HostRegistry::erase(const IpAddr& ip, TimePoint now) {
 }
 
 void HostRegistry::confirm(HostRecord& rec, TimePoint now) {
-    rec.lastSeen = now;
+    rec.lastSeen = std::max(rec.lastSeen, now);  // a view's proof may be older than a reply
     if (rec.state == RouteState::Unresponsive) {
         admit(rec, now);
         if (liveness_.keepalive.count() > 0 && rec.probed())
@@ -328,6 +334,13 @@ void HostRegistry::endSnapshot(TimePoint now) {
     for (const auto& ip : gone) erase(ip, now);
 }
 
+bool HostRegistry::awaitingPeerView(const HostRecord& rec, TimePoint deadline,
+                                    TimePoint now) const {
+    if (rec.source != Source::EsPeer) return false;
+    const bool viewOlder = !peerViewAsOf_ || *peerViewAsOf_ < deadline;
+    return viewOlder && now < deadline + kPeerViewWait;
+}
+
 void HostRegistry::onTimer(TimePoint now) {
     drainPending(now);
     while (!events_.empty() && events_.top().at <= now) {
@@ -346,6 +359,8 @@ void HostRegistry::onTimer(TimePoint now) {
         TimePoint deadline = rec->lastSeen + liveness_.holdtime;
         if (deadline > now) {
             schedule(*rec, EventKind::Expiry, deadline);
+        } else if (awaitingPeerView(*rec, deadline, now)) {
+            schedule(*rec, EventKind::Expiry, now + kPeerViewRecheck);
         } else {
             ++stats_.expired;
             withdraw(*rec, RouteState::Unresponsive, now);

@@ -134,6 +134,11 @@ class HostRegistry {
     void rejectAny(const IpAddr& ip, TimePoint now);  // a decision about the host itself
     // ARP/ND from the host: proof of life only on its port, and from its recorded MAC.
     void hostSeen(int ifindex, const IpAddr& ip, const std::optional<MacAddr>& mac, TimePoint now);
+    // A read of FRR's EVPN view that started at `asOf` is in (its peerActive hosts confirmed
+    // through hostSeen). An ES-peer host whose probes go unanswered here (its answers may
+    // reach the peer, which shares the gateway MAC) expires only once a view read that
+    // started after its deadline did not confirm it: a slow read is not a silent host.
+    void peerViewRead(TimePoint asOf) { peerViewAsOf_ = asOf; }
     // Thaws frozen addresses that saw no foreign claim for a window; returns them.
     std::vector<IpAddr> thaw(TimePoint now);
     bool unfreeze(const IpAddr& ip, TimePoint now);  // the operator's clear
@@ -197,6 +202,7 @@ class HostRegistry {
     void setState(HostRecord& rec, RouteState state, TimePoint now);
     bool portFull(int ifindex) const;
     bool holderAlive(const HostRecord& rec, TimePoint now) const;
+    bool awaitingPeerView(const HostRecord& rec, TimePoint deadline, TimePoint now) const;
     Claim move(HostRecord& rec, const netlink::NeighborEntry& neigh, int capPort, TimePoint now);
     void changePort(HostRecord& rec, int ifindex, int capPort = 0);
     std::chrono::milliseconds probeOffset(const IpAddr& ip) const;
@@ -204,6 +210,7 @@ class HostRegistry {
     RegistryActions& actions_;
     Limits limits_;
     Liveness liveness_;
+    std::optional<TimePoint> peerViewAsOf_;  // see peerViewRead
     MoveGuard moves_;
     std::unordered_map<IpAddr, HostRecord, IpAddrHash> hosts_;
     std::unordered_map<int, uint32_t> perPort_;

@@ -284,7 +284,14 @@ void LabEvpn::esPortDownWithdrawsOnThatLeafOnlyAndRestartsWithdrawNothing() {
     for (const auto& r : reports) EXPECT_EQ(r.value("flows_not_recovered", -1), 0) << r.dump();
     EXPECT_TRUE(lab::waitUntil([&] { return !routed("p1-leaf1", "10.128.0.2"); }, 3s, 10ms));
     EXPECT_TRUE(lab::waitUntil([&] { return !inPlane("p1-spine1", "10.128.0.2"); }, 5s, 20ms));
-    EXPECT_TRUE(routed("p1-leaf1", "10.128.0.3"));  // the other segment's host stays
+    EXPECT_TRUE(routed("p1-leaf1", "10.128.0.3"))  // the other segment's host stays
+        << in("p1-leaf1", {"ip", "-d", "neigh", "show", "dev", bridge()})
+        << in("p1-leaf1",
+              {"tail", "-n", "60", lab::PlanLab::stateDir(name_) + "/p1-leaf1/hostrouted.log"});
+    // Nor was it ever withdrawn for silence: its answers to p1-leaf1's probes reach
+    // p2-leaf1 (same gateway MAC), and FRR's view, read slowly through SONiC's bgp
+    // container, is its proof of life here.
+    EXPECT_EQ(stat("p1-leaf1", "expired"), "0");
     // p2-leaf1 keeps it, beyond two holdtimes (6 s) since the failure, 4 s into the
     // measurement: it now answers p2-leaf1's probes.
     std::this_thread::sleep_for(3s);

@@ -300,8 +300,48 @@ TEST_F(RegistryTest, EsPeerHostIsProbedAndExpiresWithoutProofOfLife) {
     runUntil(t0 + 7s);
     EXPECT_FALSE(actions.probes.empty());
     EXPECT_EQ(actions.routes.count(ip("10.1.1.20")), 1u);  // seen at 5 s: holdtime from there
-    runUntil(t0 + 30s);
+    reg.peerViewRead(t0 + 9s);  // FRR's view, read after the deadline, without it
+    runUntil(t0 + 9300ms);
     EXPECT_EQ(actions.routes.count(ip("10.1.1.20")), 0u);
+}
+
+// Its proof may come from FRR's view only (its answers to our probes reach the ES peer,
+// which shares the gateway MAC), and reading that view can take seconds (vtysh through
+// SONiC's bgp container): a slow read is not a silent host.
+TEST_F(RegistryTest, EsPeerHostWaitsForAViewReadAfterItsDeadline) {
+    const IpAddr host = ip("10.1.1.20");
+    const int svi = neigh("10.1.1.20").ifindex;
+    reg.accept(neigh("10.1.1.20", NUD_PERMANENT), Source::EsPeer, t0);
+    reg.peerViewRead(t0);
+    runUntil(t0 + 5s);  // the next read started at 1 s, is still running at 5 s
+    EXPECT_EQ(actions.routes.count(host), 1u);
+    reg.hostSeen(svi, host, std::nullopt, t0 + 1s);  // it comes in: peerActive as of 1 s
+    reg.peerViewRead(t0 + 1s);
+    runUntil(t0 + 3900ms);
+    EXPECT_EQ(actions.routes.count(host), 1u);  // holdtime from 1 s
+    EXPECT_EQ(reg.stats().expired, 0u);
+    // A read that started at 4.1 s, past the deadline, without it: withdrawn at the next check.
+    runUntil(t0 + 6s);
+    reg.peerViewRead(t0 + 4100ms);
+    runUntil(t0 + 6250ms);
+    EXPECT_EQ(actions.routes.count(host), 0u);
+    EXPECT_EQ(reg.stats().expired, 1u);
+    // FRR's view confirms it again: back.
+    reg.hostSeen(svi, host, std::nullopt, t0 + 6500ms);
+    EXPECT_EQ(actions.routes.count(host), 1u);
+}
+
+TEST_F(RegistryTest, EsPeerHostGoesWhenTheViewStaysUnreadLong) {
+    reg.accept(neigh("10.1.1.20", NUD_PERMANENT), Source::EsPeer, t0);
+    reg.peerViewRead(t0);
+    runUntil(t0 + 32900ms);  // deadline 3 s, then 30 s without a read
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.20")), 1u);
+    runUntil(t0 + 33300ms);
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.20")), 0u);
+    // A local host never waits for FRR.
+    reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t0 + 40s);
+    runUntil(t0 + 43s);
+    EXPECT_EQ(actions.routes.count(ip("10.1.1.10")), 0u);
 }
 
 TEST_F(RegistryTest, PortDownWithdrawsOnlyThatPort) {
