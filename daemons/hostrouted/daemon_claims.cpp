@@ -164,6 +164,9 @@ void Daemon::onHeard(int ifindex, const IpAddr& ip, const std::optional<MacAddr>
         capPort = *member;
     }
     acceptClaim(heard, Source::Local, b == BindingVerdict::Bound, port.link.name, capPort);
+    // What was heard is its proof of life (the kernel may hold no entry for it: an answer
+    // to our probe teaches it nothing), so that a dump without it keeps it.
+    registry_.hostSeen(ifindex, ip, mac, now);
 }
 
 void Daemon::acceptClaim(const netlink::NeighborEntry& neigh, Source source, bool bound,

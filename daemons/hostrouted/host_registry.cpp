@@ -270,6 +270,7 @@ void HostRegistry::hostSeen(int ifindex, const IpAddr& ip, const std::optional<M
     if (rec == nullptr || rec->ifindex != ifindex) return;
     // The MAC is sticky: an answer from another MAC on the same port is not the host's.
     if (rec->mac && mac && *rec->mac != *mac) return;
+    rec->lastHeard = std::max(rec->lastHeard, now);
     confirm(*rec, now);
 }
 
@@ -329,8 +330,15 @@ void HostRegistry::beginSnapshot() {
 
 void HostRegistry::endSnapshot(TimePoint now) {
     std::vector<IpAddr> gone;
-    for (const auto& [ip, rec] : hosts_)
-        if (!rec.seen && rec.source != Source::EsPeer) gone.push_back(ip);  // FRR's, not the dump's
+    for (const auto& [ip, rec] : hosts_) {
+        if (rec.seen || rec.source == Source::EsPeer) continue;  // FRR's, not the dump's
+        // Not in the kernel's table, but answering our probes on its port: the dump says
+        // only that the kernel has not needed it yet. Liveness decides when it goes.
+        const bool answering = rec.lastHeard != TimePoint{} &&
+                               liveness_.keepalive.count() > 0 &&
+                               now - rec.lastHeard < liveness_.holdtime;
+        if (!answering) gone.push_back(ip);
+    }
     for (const auto& ip : gone) erase(ip, now);
 }
 

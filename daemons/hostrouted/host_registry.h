@@ -40,6 +40,10 @@ struct HostRecord {
     RouteState state = RouteState::Pending;
     TimePoint since{};      // last state change
     TimePoint lastSeen{};   // last proof of life
+    // Last answer heard on the wire (our probes, a claim the guard heard): proof that does
+    // not need a kernel neighbor entry. A host asked after its port came back (hold,
+    // cable) answers our probe, which the kernel never learns from.
+    TimePoint lastHeard{};
     int kernelIfindex = 0;  // where the kernel route points now, 0 = no route
     // The port max_routes_per_port counts it on: the member port behind an SVI (the
     // bridge FDB's answer), else ifindex itself.

@@ -1,9 +1,10 @@
 // The lab as CI runs it, in both attachments. Routed: up (after a simulated crash left
 // debris), every NIC reaches every other NIC through each plane, a leaf fails under
-// traffic and every flow carries on through the other plane, the leaf returns, down
-// leaves nothing behind. Bond (the seed's design, the default): no routing protocol on
-// any host, reachability through each plane, both leaves keep every host for 10
-// holdtimes, a NIC port fails under traffic, and twinrail verify finds a swapped cable.
+// traffic and every flow carries on through the other plane, the leaf returns, its FRR
+// crashes and its hosts return by themselves, down leaves nothing behind. Bond (the
+// seed's design, the default): no routing protocol on any host, reachability through each
+// plane, both leaves keep every host for 10 holdtimes, a NIC port fails under traffic, and
+// twinrail verify finds a swapped cable.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -94,6 +95,29 @@ TEST_F(LabSmoke, RoutedUpReachFailALeafRestoreDown) {
         lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 60s, 1s))
         << lab::labStatus(name_).dump(2);
     EXPECT_EQ(pingAllPlanes(name_, l.plan()), "") << "after the leaf came back";
+
+    // Its FRR crashes (zebra and bgpd killed, started again as watchfrr would): zebra's
+    // restart drops the fabric routes, the host-port hold takes the host ports down and
+    // raises them once the routes are back. Its hosts return by themselves, no NIC
+    // announcing anything: they answer hostrouted's probes, which the kernel never
+    // learns from, and no later neighbor dump may take them away again.
+    auto hostRoutes = [this] {
+        const auto now = lab::labStatus(name_);  // a local: the loop runs over a part of it
+        for (const auto& sw : now["switches"])
+            if (sw["name"] == "p1-leaf1") return sw.value("host_routes", -1);
+        return -1;
+    };
+    lab::restartFrr(name_, "p1-leaf1", lab::FrrRestart::Kill);
+    std::this_thread::sleep_for(10s);  // past the hold's release (about 6 s)
+    EXPECT_TRUE(lab::waitUntil([&] { return hostRoutes() == 2; }, 60s, 500ms))
+        << "p1-leaf1 after its FRR crashed: " << hostRoutes() << " host routes\n"
+        << lab::inNodeRun(
+               name_, "p1-leaf1",
+               {"tail", "-n", "30", lab::PlanLab::stateDir(name_) + "/p1-leaf1/hostrouted.log"})
+               .out;
+    std::this_thread::sleep_for(5s);  // and they stay (the next dumps keep them)
+    EXPECT_EQ(hostRoutes(), 2);
+    EXPECT_EQ(pingAllPlanes(name_, l.plan()), "") << "after the leaf's FRR crashed";
 
     // The operator CLI against a leaf's and a spine's Redis: table, JSON, and a stopped daemon.
     auto cli = [this](const std::string& node, const lab::Argv& args) {

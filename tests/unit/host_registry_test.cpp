@@ -380,6 +380,29 @@ TEST_F(RegistryTest, SnapshotSweepsEntriesMissedDuringOverflow) {
     EXPECT_EQ(reg.stats().resyncs, 1u);
 }
 
+// A host asked after its port came back (the host-port hold, a cable) answers our probe;
+// the kernel learns nothing from that answer. The next dump, which does not have it (the
+// other held port coming up asks for one), must not take it away again: nobody would ask
+// it a second time. It goes when it stops answering, as any probed host.
+TEST_F(RegistryTest, AHostAnsweringOurProbesSurvivesDumpsWithoutIt) {
+    const IpAddr host = ip("10.1.1.10");
+    reg.accept(neigh("10.1.1.10", NUD_STALE), Source::Local, t0, true);  // its answer, heard
+    reg.hostSeen(3, host, kMac, t0);
+    for (auto t = t0 + 500ms; t < t0 + 10s; t += 1s) {
+        reg.beginSnapshot();
+        reg.endSnapshot(t);
+        runUntil(t);
+        reg.hostSeen(3, host, kMac, t);  // answers each probe
+    }
+    EXPECT_EQ(actions.routes.count(host), 1u);
+    EXPECT_EQ(actions.removes, 0);
+    runUntil(t0 + 13s);  // silent since 9.5 s: withdrawn at the holdtime
+    EXPECT_EQ(actions.routes.count(host), 0u);
+    reg.beginSnapshot();
+    reg.endSnapshot(t0 + 13s);
+    EXPECT_EQ(reg.find(host), nullptr);  // and no longer kept by a dump
+}
+
 TEST_F(RegistryTest, FailedRouteIsRetriedOnNextEvent) {
     reg.accept(neigh("10.1.1.10"), Source::Local, t0);
     reg.routeFailed(ip("10.1.1.10"), 19);
