@@ -13,7 +13,7 @@ constexpr auto kMinTokenWait = std::chrono::microseconds(100);
 // An ES-peer host past its deadline waits for a view read that started after it: checked
 // again this often, and for no longer than kPeerViewWait (a reader silent that long is
 // broken; its hosts then go as a plain holdtime would have them go). Reads through SONiC's
-// bgp container were seen taking 2-5 s.
+// bgp container were seen taking 1-5 s.
 constexpr auto kPeerViewRecheck = std::chrono::milliseconds(250);
 constexpr auto kPeerViewWait = std::chrono::seconds(30);
 }  // namespace
@@ -334,8 +334,7 @@ void HostRegistry::endSnapshot(TimePoint now) {
         if (rec.seen || rec.source == Source::EsPeer) continue;  // FRR's, not the dump's
         // Not in the kernel's table, but answering our probes on its port: the dump says
         // only that the kernel has not needed it yet. Liveness decides when it goes.
-        const bool answering = rec.lastHeard != TimePoint{} &&
-                               liveness_.keepalive.count() > 0 &&
+        const bool answering = rec.lastHeard != TimePoint{} && liveness_.keepalive.count() > 0 &&
                                now - rec.lastHeard < liveness_.holdtime;
         if (!answering) gone.push_back(ip);
     }

@@ -38,8 +38,8 @@ struct HostRecord {
     Source source = Source::Local;
     uint16_t nudState = 0;
     RouteState state = RouteState::Pending;
-    TimePoint since{};      // last state change
-    TimePoint lastSeen{};   // last proof of life
+    TimePoint since{};     // last state change
+    TimePoint lastSeen{};  // last proof of life
     // Last answer heard on the wire (our probes, a claim the guard heard): proof that does
     // not need a kernel neighbor entry. A host asked after its port came back (hold,
     // cable) answers our probe, which the kernel never learns from.

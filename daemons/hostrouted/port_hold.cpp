@@ -159,14 +159,10 @@ FabricView fabricView(const netlink::RouteFeed::Routes& routes, const std::vecto
                });
     };
     for (const auto& prefix : wanted) {
-        for (auto it = routes.lower_bound(netlink::RouteKey{RT_TABLE_MAIN, prefix, 0, 0});
-             it != routes.end() && it->first.table == RT_TABLE_MAIN && it->first.dst == prefix;
-             ++it) {
-            if (viaFabric(it->second)) {
-                view.present.insert(prefix);
-                break;
-            }
-        }
+        const auto entries = netlink::entriesOf(routes, RT_TABLE_MAIN, prefix);
+        if (std::any_of(entries.begin(), entries.end(),
+                        [&viaFabric](const netlink::KernelRoute* r) { return viaFabric(*r); }))
+            view.present.insert(prefix);
     }
     view.anyRoute = !view.present.empty();
     for (auto it = routes.begin(); !view.anyRoute && it != routes.end(); ++it) {
