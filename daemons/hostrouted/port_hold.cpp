@@ -36,8 +36,6 @@ void PortHold::setPresent(std::set<IpPrefix> present, std::optional<bool> fabric
 void PortHold::portSeen(const std::string& name, bool adminUp, TimePoint now) {
     auto [it, added] = ports_.try_emplace(name);
     PortView& p = it->second;
-    if (!added && p.adminUp && !adminUp) p.downSince = now;
-    if (adminUp) p.downSince.reset();
     p.adminUp = adminUp;
     if (added && adopted_.erase(name) > 0) {
         // Raised by someone while no hostrouted ran: it is not ours any more.
@@ -123,12 +121,9 @@ HoldDecision PortHold::decide(TimePoint now) {
                 p.adminUp = false;
                 p.ours = true;
                 d.actions.push_back({name, HoldActionKind::Lower, holdReason_});
-            } else if (!p.ours && p.downSince && *p.downSince <= holdSince_ + kSameEvent &&
-                       *p.downSince >= holdSince_ - kSameEvent) {
-                // Down with the leaf's links: the hold is what keeps it down now.
-                p.ours = true;
-                d.actions.push_back({name, HoldActionKind::Record, holdReason_});
             } else {
+                // Down before the hold began: the operator's (or a previous run's, which
+                // adopt() already made ours). Whoever took it down raises it, not the hold.
                 continue;
             }
             records_[name] = HoldRecord{true, holdReason_, now};

@@ -18,9 +18,9 @@
 //  * While ports are not held, a missing prefix changes nothing: only the loss of every
 //    one of them means this leaf is the one cut off.
 //  * Only ports hostrouted took down are raised. A port already admin down when a hold
-//    begins is an operator's and is left alone, unless it went down within kSameEvent of
-//    the isolation (it went down with the leaf's links, as the lab's `fail` does) or a
-//    previous run recorded it as held (adopt()).
+//    begins is an operator's and is left alone however recently it went down (an
+//    operator shutting ports during an outage must not get them back), unless a previous
+//    run recorded it as held (adopt()).
 //  * No prefixes configured: the feature is off, and ports still held are raised.
 #pragma once
 
@@ -63,9 +63,6 @@ struct HoldRecord {
     TimePoint since{};
 };
 
-// A port admin down this close before an isolation went down with the leaf's links.
-inline constexpr auto kSameEvent = std::chrono::seconds(10);
-
 class PortHold {
   public:
     PortHold(HoldSettings settings, TimePoint now);
@@ -93,8 +90,7 @@ class PortHold {
   private:
     struct PortView {
         bool adminUp = false;
-        std::optional<TimePoint> downSince;  // seen going down while running
-        bool ours = false;                   // hostrouted holds it down
+        bool ours = false;  // hostrouted holds it down
     };
     std::string missingText() const;
 

@@ -99,11 +99,12 @@ TEST_F(LabFaults, FrrRestartOnALeafBringsItsHostsBackByThemselves) {
     EXPECT_NE(stats.find("frr_audit\nok"), std::string::npos) << stats;
 }
 
-// The host-port hold (hostrouted's fabric_prefixes): a leaf whose links all went down and
-// come back keeps its host ports down until its kernel has every fabric prefix, so that
-// no bonded server sends into a leaf that cannot forward yet. `restore` leaves the held
-// ports down (as a NOS whose config holds them); hostrouted raises them.
-TEST_F(LabFaults, RestoredLeafHoldsItsHostPortsUntilItHasTheFabricPrefixes) {
+// The host-port hold (hostrouted's fabric_prefixes) on a leaf that dies and boots again:
+// `fail` cuts its links and kills everything on it (Redis, FRR, the daemons) as a power
+// loss does; `restore` boots it. At start-up hostrouted holds the host ports it sees come
+// up until its kernel has every fabric prefix, so that no server sees carrier from a leaf
+// that cannot forward yet.
+TEST_F(LabFaults, RebootedLeafHoldsItsHostPortsUntilItHasTheFabricPrefixes) {
     const std::string leaf = "p1-leaf1";
     auto cfg = nlohmann::json::parse(
         lab::run({"cat", lab::PlanLab::stateDir(name_) + "/" + leaf + "/config_db.json"}).out);
@@ -112,14 +113,15 @@ TEST_F(LabFaults, RestoredLeafHoldsItsHostPortsUntilItHasTheFabricPrefixes) {
     for (std::string p; std::getline(list, p, ',');) prefixes.push_back(p);
     for (const auto& [port, row] : cfg["HOSTROUTED_INTERFACE"].items()) hostPorts.push_back(port);
     ASSERT_FALSE(prefixes.empty()) << "the planner wrote no fabric_prefixes for " << leaf;
-    auto adminUp = [&](const std::string& port) {
+    // Carrier (LOWER_UP): what the NIC on the other end sees, and what a bond acts on.
+    auto carrier = [&](const std::string& port) {
         auto out = lab::inNodeRun(name_, leaf, {"ip", "-o", "link", "show", port}).out;
         auto flags = out.substr(0, out.find('>'));
-        return flags.find(",UP") != std::string::npos || flags.find("<UP") != std::string::npos;
+        return flags.find("LOWER_UP") != std::string::npos;
     };
     auto allUp = [&] {
         for (const auto& p : hostPorts)
-            if (!adminUp(p)) return false;
+            if (!carrier(p)) return false;
         return true;
     };
     auto fabricRouted = [&] {
@@ -140,9 +142,10 @@ TEST_F(LabFaults, RestoredLeafHoldsItsHostPortsUntilItHasTheFabricPrefixes) {
     // The lab is up: the leaf has its routes, and its host ports are up.
     ASSERT_TRUE(lab::waitUntil([&] { return fabricRouted() && allUp(); }, 60s, 200ms));
     lab::failNode(name_, leaf);
-    ASSERT_TRUE(lab::waitUntil(held, 30s, 100ms))
-        << "hostrouted did not record the host ports as held\n"
-        << redisCli(leaf, {"KEYS", "HOST_PORT_HOLD_TABLE*"});
+    // Dead: nothing of it runs, and its links are down.
+    for (auto s : {lab::Service::Hostrouted, lab::Service::Pathqd, lab::Service::Redis})
+        EXPECT_TRUE(lab::servicePids(name_, leaf, s).empty()) << lab::serviceName(s);
+    EXPECT_FALSE(allUp());
     // restore returns once the NICs have announced, which they do when their links come
     // up, at the release: the ports are watched meanwhile.
     auto t0 = Clock::now();
@@ -156,12 +159,14 @@ TEST_F(LabFaults, RestoredLeafHoldsItsHostPortsUntilItHasTheFabricPrefixes) {
     });
     std::optional<double> routedAt, releasedAt;
     bool early = false;
+    bool heldSeen = false;
     lab::waitUntil(
         [&] {
             // Ports first, routes second: a release observed here happened before the route
             // check begins, so routes installed in between cannot pass for an early release.
             bool upNow = allUp();
             bool routedNow = fabricRouted();
+            heldSeen = heldSeen || (!releasedAt && held());
             if (routedNow && !routedAt) routedAt = secondsSince(t0);
             if (upNow && !releasedAt) releasedAt = secondsSince(t0);
             early = early || (upNow && !routedNow && !routedAt);
@@ -176,6 +181,7 @@ TEST_F(LabFaults, RestoredLeafHoldsItsHostPortsUntilItHasTheFabricPrefixes) {
     ASSERT_TRUE(releasedAt) << "the host ports were never released\n"
                             << redisCli(leaf, {"HGETALL", "HOST_PORT_HOLD_TABLE|swp1"});
     EXPECT_FALSE(early) << "a host port came up before the leaf had every fabric prefix";
+    EXPECT_TRUE(heldSeen) << "the booted hostrouted never recorded its host ports as held";
     EXPECT_EQ(redisCli(leaf, {"HGET", "HOST_PORT_HOLD_TABLE|" + hostPorts[0], "state"}),
               "released\n");
     // The hosts behind the released ports are reachable through both planes again.

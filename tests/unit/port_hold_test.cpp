@@ -95,20 +95,23 @@ TEST_F(PortHoldTest, BoundWithNoPrefixAtAllKeepsHolding) {
     EXPECT_TRUE(hold->holding());
 }
 
-TEST_F(PortHoldTest, IsolationHoldsAgainAndRecordsPortsThatWentDownWithIt) {
+TEST_F(PortHoldTest, IsolationHoldsAgainButNeverTakesAnOperatorsShutPort) {
     auto d = startWith({kA, kB, kC});
     EXPECT_TRUE(acts(d).empty());  // a ready leaf at start: nothing lowered at all
-    // The leaf's links go down (the lab's `fail`: every port admin down), then the routes.
+    // An operator shuts swp1 during the outage, a second before the routes go: it stays
+    // the operator's however close to the isolation it went down.
     hold->portSeen("swp1", false, kT0 + 100s);
     hold->setPresent({});
     d = hold->decide(kT0 + 101s);
     EXPECT_TRUE(d.warning);
     EXPECT_EQ(d.transition, "isolated: none of the 3 fabric prefixes");
-    EXPECT_EQ(acts(d), (V{"swp1:N", "swp2:L"}));
+    EXPECT_EQ(acts(d), (V{"swp2:L"}));
     applied(d, kT0 + 101s);
-    // Restored: the lab skips held ports, the routes come back, the hold raises them.
+    EXPECT_EQ(hold->records().count("swp1"), 0U);
+    // The routes come back: only the hold's own port is raised.
     hold->setPresent({kA, kB, kC});
-    EXPECT_EQ(acts(hold->decide(kT0 + 105s)), (V{"swp1:R", "swp2:R"}));
+    EXPECT_EQ(acts(hold->decide(kT0 + 105s)), (V{"swp2:R"}));
+    EXPECT_EQ(hold->records().count("swp1"), 0U);
 }
 
 TEST_F(PortHoldTest, OneRemotePrefixMissingNeverHolds) {

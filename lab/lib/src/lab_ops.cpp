@@ -11,6 +11,7 @@
 #include <thread>
 #include <tuple>
 
+#include "node_power.h"
 #include "twinrail/lab/bond_nic.h"
 #include "twinrail/lab/fabric.h"
 #include "twinrail/lab/frr_container.h"
@@ -170,6 +171,7 @@ void failNode(const std::string& lab, const std::string& target) {
     std::vector<std::string> ports =
         port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
     if (ports.empty()) throw std::runtime_error("no node " + node + " in lab " + lab);
+    if (port.empty() && isLabSwitch(lab, node)) return powerOff(lab, node, ports);
     std::vector<Argv> cmds;
     cmds.reserve(ports.size());
     for (const auto& p : ports) cmds.push_back({"ip", "link", "set", p, "down"});
@@ -181,6 +183,11 @@ void restoreNode(const std::string& lab, const LabBinaries& bins, const std::str
     auto [node, port] = labTarget(lab, target);
     std::vector<std::string> ports =
         port.empty() ? portsOf(lab, node) : std::vector<std::string>{port};
+    if (port.empty() && isPoweredOff(lab, node)) {
+        powerOn(lab, bins, node, ports);
+        announceOn(lab, bins, PlanLab::loadPlan(lab), node, ports);
+        return;
+    }
     auto held = heldPorts(lab, node);
     std::vector<Argv> cmds;
     cmds.reserve(ports.size());

@@ -137,9 +137,11 @@ NodeResult inNodeRun(const std::string& labName, const std::string& node, const 
 NodeResult inNodeAll(const std::string& labName, const std::string& node,
                      const std::vector<Argv>& commands, bool stopOnError = true);
 
-// `<node>` or `<node>:<port>`: a whole switch (every port down, as a dead switch looks to
-// its neighbours) or one port, on a switch or a server NIC. restore brings it back and
-// has the NICs on it announce themselves again, as a NIC does when its link comes up.
+// `<node>` or `<node>:<port>`: a whole node or one port, on a switch or a server NIC. A
+// whole switch dies as a switch does: every link down, then everything on it killed
+// (Redis, FRR, the daemons); restoring it boots them again, the host ports last
+// (node_power.cpp). A whole NIC has its ports taken down. restore brings it back and has
+// the NICs on it announce themselves again, as a NIC does when its link comes up.
 void failNode(const std::string& labName, const std::string& target);
 void restoreNode(const std::string& labName, const LabBinaries& bins, const std::string& target);
 
