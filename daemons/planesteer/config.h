@@ -10,17 +10,24 @@
 //   (peer_budget.h): a flood of one kind cannot push out the other.
 //   PLANESTEER_BOND|<bond>  ports: "<port1>,<port2>" (the bond's two ports);
 //                           gateway, fabric (both or neither): the rail gateway and the
-//                           fabric's aggregate, to steer peers on other rails too
+//                           fabric's aggregate, to steer peers on other rails too;
+//                           planes: "<plane of port1>,<plane of port2>" ("1,2");
+//                           notice_keys: "<plane>:<64 hex digits>,...": the bond
+//                           address's receiver key of each plane (proto/fnn_wire.md)
+//   PLANESTEER|global       notice_port (0: no fast notices): the UDP port they come to
+//   PLANESTEER_NOTICE|<plane>  senders: the loopbacks of the plane's switches
 #pragma once
 
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "steer_policy.h"
+#include "twinrail/fnn/keys.h"
 #include "twinrail/service/config_fields.h"
 
 namespace twinrail::planesteer {
@@ -29,6 +36,8 @@ struct BondConfig {
     std::vector<std::string> ports;
     std::optional<IpAddr> gateway;
     std::optional<IpPrefix> fabric;
+    std::vector<uint8_t> planes{1, 2};       // the plane of each port
+    std::map<uint8_t, fnn::Key> noticeKeys;  // by plane: this bond's receiver keys
     bool operator==(const BondConfig&) const = default;
 };
 
@@ -41,6 +50,8 @@ struct Config {
     // Peers sent to this recently are probed at steer.activeInterval, at most this many.
     std::chrono::milliseconds activeWindow{1000};
     size_t maxActivePeers = 64;
+    uint16_t noticePort = 0;                            // 0: fast notices off
+    std::map<uint8_t, std::set<IpAddr>> noticeSenders;  // by plane: its switches
     std::map<std::string, BondConfig> bonds;
     bool operator==(const Config&) const = default;
 };

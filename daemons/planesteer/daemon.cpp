@@ -76,6 +76,7 @@ void Daemon::start() {
         setLimits(*b);
     }
     lastCounters_ = edges_.now();
+    startNotices();
     kernel_->start();
     armProbe();
     log::notice("steering ", bonds_.size(), " bond(s): a probe per peer and port every ",
@@ -83,6 +84,44 @@ void Daemon::start() {
                 " ms for the ", cfg_.maxActivePeers,
                 " peers sent to most recently, a port silent after ", cfg_.steer.misses);
     sdNotify("READY=1\nSTATUS=steering " + std::to_string(bonds_.size()) + " bonds");
+}
+
+void Daemon::startNotices() {
+    if (cfg_.noticePort == 0) return;
+    if (!edges_.notices || !edges_.wallNs)
+        throw std::invalid_argument("planesteer: notice_port without a notice socket or clock");
+    intake_ = std::make_unique<NoticeIntake>(cfg_);
+    notices_ = edges_.notices(cfg_.noticePort, [this](const Datagram& d) {
+        guarded("fast notice", [&] { onNotice(d); });
+    });
+    log::notice("fast notices on UDP port ", cfg_.noticePort, " from ", cfg_.noticeSenders.size(),
+                " plane(s)");
+}
+
+// An admitted loss: the bond's peers it names are silent on that plane from now on, until
+// the plane answers again; the pins follow at once, not at the next probe round.
+void Daemon::onNotice(const Datagram& d) {
+    std::map<std::string, IpAddr> addresses;
+    for (const auto& b : bonds_)
+        if (b->address) addresses.emplace(b->name, b->address->addr);
+    auto now = edges_.now();
+    auto v = intake_->admit(d.bytes, d.source, d.destination, addresses, edges_.wallNs(), now);
+    auto* n = std::get_if<NoticeForBond>(&v);
+    if (n == nullptr) return;  // counted; logCounters reports refusals
+    Bond* b = nullptr;
+    for (auto& candidate : bonds_)
+        if (candidate->name == n->bond) b = candidate.get();
+    if (b == nullptr || !n->lost) return;
+    size_t named = 0;
+    for (const auto& subject : n->notice.subjects)
+        named += b->policy.notified(subject, n->port, now);
+    log::info(b->name, ": ", fnn::describe(n->notice), ": ", named, " peer(s) off ",
+              b->ports[n->port]);
+    if (named > 0 && b->pins) decide(*b);
+}
+
+fnn::GuardCounters Daemon::noticeCounters() const {
+    return intake_ ? intake_->counters() : fnn::GuardCounters{};
 }
 
 void Daemon::stop() {
@@ -98,10 +137,11 @@ void Daemon::applyConfig(const Config& next) {
 }
 
 void Daemon::reconfigure(const Config& next) {
-    if (next.bonds != cfg_.bonds || next.sampleOneIn != cfg_.sampleOneIn) {
+    if (next.bonds != cfg_.bonds || next.sampleOneIn != cfg_.sampleOneIn ||
+        next.noticePort != cfg_.noticePort || next.noticeSenders != cfg_.noticeSenders) {
         log::error(
-            "config rejected, keeping the running config: bonds and sample_one_in need a "
-            "restart");
+            "config rejected, keeping the running config: bonds (with their notice keys), "
+            "sample_one_in and the fast notices' port and senders need a restart");
         return;
     }
     cfg_ = next;
@@ -325,6 +365,22 @@ void Daemon::logCounters() {
             " arp_late=", arp.late, " arp_mac_changed=", arp.macChanged, " pins=", b->pins->size(),
             " pins_queued=", b->pins->queued(), " pins_coalesced=", pins.coalesced,
             " pins_refused=", pins.refused, " tc_errors=", b->pins->errors());
+    }
+    if (intake_) {
+        auto c = intake_->counters();
+        uint64_t noticesRefused = 0;
+        std::string byReason;
+        for (size_t i = 0; i < fnn::kRefusals; ++i) {
+            noticesRefused += c.refused[i];
+            byReason += std::string(" ") + fnn::refusalName(static_cast<fnn::Refusal>(i)) + "=" +
+                        std::to_string(c.refused[i]);
+        }
+        log::info("fast notices: accepted=", c.accepted, byReason);
+        if (noticesRefused > noticesRefusedAtLastLog_) {
+            log::warning(noticesRefused - noticesRefusedAtLastLog_,
+                         " fast notices refused in the last minute (by reason above)");
+        }
+        noticesRefusedAtLastLog_ = noticesRefused;
     }
     if (refused > refusedAtLastLog_) {
         log::warning(refused - refusedAtLastLog_,

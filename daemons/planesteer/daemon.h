@@ -1,7 +1,8 @@
 // planesteer's modules on one io_context: the netlink monitor says which on-link peers
 // each bond talks to (its neighbor entries: the same rail, behind proxy ARP), which ports
 // have carrier, the bond's MAC, address and subnet, and the gateway's MAC; EchoProber's
-// samples of outgoing traffic say which peers on other rails it talks to. Every interval
+// samples of outgoing traffic say which peers on other rails it talks to; fast notices
+// from the planes' switches (notice_intake.h) say at once that a plane lost some. Every interval
 // each peer is probed out of each port (on-link: ArpProber; other rails: EchoProber
 // through the gateway); the policy (steer_policy.h) decides, and TcPins applies. Each
 // kind of peer has a budget of its own (peer_budget.h). Every minute each bond's counters
@@ -23,6 +24,7 @@
 #include "config.h"
 #include "echo_prober.h"
 #include "edges.h"
+#include "notice_intake.h"
 #include "peer_budget.h"
 #include "probe_schedule.h"
 #include "steer_policy.h"
@@ -76,6 +78,8 @@ class Daemon final : public netlink::NetlinkObserver {
 
     const Bond* bond(const std::string& name) const;
     uint64_t rounds() const { return rounds_; }  // probe rounds so far
+    // Fast notices so far (all zero while notice_port is 0).
+    fnn::GuardCounters noticeCounters() const;
 
     void onLink(const netlink::LinkState& link, bool removed) override;
     void onAddress(const netlink::AddressEntry& addr, bool removed) override;
@@ -99,12 +103,17 @@ class Daemon final : public netlink::NetlinkObserver {
     void sampled(Bond& b, const IpAddr& dst);
     void setLimits(Bond& b);
     void logCounters();
+    void startNotices();
+    void onNotice(const Datagram& d);
     Bond* bondOf(int ifindex);
 
     Config cfg_;
     Edges edges_;
     std::vector<std::unique_ptr<Bond>> bonds_;
     std::unique_ptr<netlink::KernelEvents> kernel_;
+    std::unique_ptr<NoticeIntake> intake_;  // with notice_port
+    std::unique_ptr<DatagramSource> notices_;
+    uint64_t noticesRefusedAtLastLog_ = 0;
     boost::asio::steady_timer probeTimer_;
     uint64_t rounds_ = 0;
     Clock::time_point lastCounters_{};

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "arp_prober.h"
+#include "notice_socket.h"
 #include "packet_port.h"
 #include "tc_pins.h"
 #include "twinrail/common/command_runner.h"
@@ -27,6 +28,11 @@ struct Edges {
     // The time the policy, the peer budgets and the answer windows see. Probe rounds are
     // paced by the loop's own timer.
     Now now;
+    // Fast notices from the planes' switches (notice_socket.h), with the config's
+    // notice_port; and the wall clock (ns since the epoch) that their freshness is judged
+    // by. Neither is needed while notices are off.
+    DatagramSourceFactory notices;
+    std::function<uint64_t()> wallNs;
 };
 
 // The kernel, packet sockets, tc and steady_clock of the machine planesteer runs on.

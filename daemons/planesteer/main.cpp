@@ -44,6 +44,6 @@ int main(int argc, char** argv) {
     return tr::service::serviceMain(
         {"planesteer",
          "Keeps each peer's traffic off the plane of a bonded NIC that no longer reaches it.",
-         {"PLANESTEER", "PLANESTEER_BOND"}},
+         {"PLANESTEER", "PLANESTEER_BOND", "PLANESTEER_NOTICE"}},
         argc, argv, hooks);
 }

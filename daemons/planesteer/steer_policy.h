@@ -43,6 +43,10 @@ class SteerPolicy {
     // `peer` is probed at the active interval (or no longer): its silence is counted in
     // those from `now` on, so a peer just made active is not silent for its idle past.
     void setActive(const IpAddr& peer, bool active, Clock::time_point now);
+    // A switch of `port`'s plane says it lost the peers in `subject` (a fast notice,
+    // proto/fnn_wire.md): they are silent there from `now` until the plane answers again,
+    // later than an answer already on its way could be. Returns how many peers it named.
+    size_t notified(const IpPrefix& subject, size_t port, Clock::time_point now);
 
     // The port `peer` must be pinned to, or nullopt for the bond's own hash (every port
     // answers, or none does, or only one port is up anyway).
@@ -55,6 +59,7 @@ class SteerPolicy {
   private:
     struct Peer {
         std::vector<Clock::time_point> lastAnswer;  // per port; at first, when added
+        std::vector<Clock::time_point> notifiedAt;  // per port: the last notice of its loss
         bool active = false;
         Clock::time_point speedSince{};  // when it last changed interval
     };

@@ -22,6 +22,7 @@ const Key kPlane2 =
 const IpAddr kLeaf = *IpAddr::parse("10.254.1.1");
 const IpAddr kSpine = *IpAddr::parse("10.254.1.101");
 const IpAddr kServer = *IpAddr::parse("10.128.0.2");
+const IpAddr kServer2 = *IpAddr::parse("10.128.0.3");
 constexpr uint64_t kWall = 1'800'000'000'000'000'000ULL;
 const MonoTime kNow = MonoTime{} + 1000s;
 
@@ -53,13 +54,13 @@ TEST(FnnKeys, HexRoundTripAndRefusals) {
 }
 
 TEST(FnnKeys, ReceiverKeysDifferPerServerAndFromThePlaneKey) {
-    // HMAC-SHA256(plane key, "twinrail-fnn receiver srv1"), as `openssl dgst -sha256 -mac
+    // HMAC-SHA256(plane key, "twinrail-fnn receiver 10.128.0.2"), as `openssl dgst -sha256 -mac
     // HMAC -macopt hexkey:<plane key>` computes it: a server's key is reproducible by hand.
-    EXPECT_EQ(keyHex(receiverKey(kPlane1, "srv1")),
-              "e0ab836c30f9fcb6edafbcc4309b34e450c2371e528e56140fa4bca0e8acd532");
-    EXPECT_NE(receiverKey(kPlane1, "srv1"), receiverKey(kPlane1, "srv2"));
-    EXPECT_NE(receiverKey(kPlane1, "srv1"), receiverKey(kPlane2, "srv1"));
-    EXPECT_NE(receiverKey(kPlane1, "srv1"), kPlane1);
+    EXPECT_EQ(keyHex(receiverKey(kPlane1, kServer)),
+              "b059f85a0346cd17cc02dc220d08a660e14a4476dc96ce776efe77d517bf91a7");
+    EXPECT_NE(receiverKey(kPlane1, kServer), receiverKey(kPlane1, kServer2));
+    EXPECT_NE(receiverKey(kPlane1, kServer), receiverKey(kPlane2, kServer));
+    EXPECT_NE(receiverKey(kPlane1, kServer), kPlane1);
 }
 
 TEST(FnnWire, RoundTripsEveryEvent) {
@@ -193,7 +194,7 @@ TEST(FnnGuard, ServersCannotForgeASwitchsNotice) {
     NoticeGuard guard(switchGuard());
     // A server holds its own receiver key: a MAC under it is no MAC under the plane key,
     // whether it claims the plane key or its own.
-    const Key mine = receiverKey(kPlane1, "srv1");
+    const Key mine = receiverKey(kPlane1, kServer);
     EXPECT_EQ(refusalOf(guard, encode(hostPortDown(1), mine), kLeaf), Refusal::BadMac);
     Notice n = hostPortDown(2);
     n.key = {KeyKind::Receiver, 0};
@@ -223,14 +224,14 @@ TEST(FnnGuard, ServersCannotForgeASwitchsNotice) {
 TEST(FnnGuard, AServerChecksNoticesUnderItsOwnReceiverKey) {
     GuardSettings g = switchGuard();
     g.kind = KeyKind::Receiver;
-    g.keys = {{0, receiverKey(kPlane1, "srv1")}};
+    g.keys = {{0, receiverKey(kPlane1, kServer)}};
     NoticeGuard guard(g);
     Notice n = hostPortDown();
     n.key = {KeyKind::Receiver, 0};
     EXPECT_TRUE(std::holds_alternative<Notice>(
-        guard.admit(encode(n, receiverKey(kPlane1, "srv1")), kLeaf, kWall, kNow)));
-    n.sequence = 2;  // meant for srv2: srv1 cannot check it, and does not take it
-    EXPECT_EQ(refusalOf(guard, encode(n, receiverKey(kPlane1, "srv2")), kLeaf), Refusal::BadMac);
+        guard.admit(encode(n, receiverKey(kPlane1, kServer)), kLeaf, kWall, kNow)));
+    n.sequence = 2;  // meant for 10.128.0.3: 10.128.0.2 cannot check it, and does not take it
+    EXPECT_EQ(refusalOf(guard, encode(n, receiverKey(kPlane1, kServer2)), kLeaf), Refusal::BadMac);
 }
 
 TEST(FnnGuard, StaleNoticesAreRefusedEitherWay) {

@@ -88,7 +88,7 @@ class PlanesteerDaemon : public ::testing::Test {
         cfg.steer.interval = 1ms;
         cfg.steer.activeInterval = 1ms;
         cfg.steer.misses = 3;
-        cfg.bonds["bond0"] = BondConfig{{"port1", "port2"}, std::nullopt, std::nullopt};
+        cfg.bonds["bond0"].ports = {"port1", "port2"};
     }
 
     // The daemon on its fakes, started; the kernel holds the bond, its ports, its address
@@ -113,6 +113,13 @@ class PlanesteerDaemon : public ::testing::Test {
         e.tcShow = tc->reader();
         e.tc = std::move(fakeTc);
         e.now = [this] { return now; };
+        // Fast notices: the test hands datagrams to the daemon's handler itself.
+        e.notices = [this](uint16_t port, DatagramHandler handler) {
+            noticePort = port;
+            noticeHandler = std::move(handler);
+            return std::make_unique<DatagramSource>();
+        };
+        e.wallNs = [this] { return wallNs; };
         daemon = std::make_unique<Daemon>(io, cfg, std::move(e));
         daemon->start();
     }
@@ -138,6 +145,9 @@ class PlanesteerDaemon : public ::testing::Test {
     std::map<std::string, fakes::FakeTc::Egress> tcBefore;
     bool holdTc = false;
     Clock::time_point now = Clock::time_point(1h);
+    uint64_t wallNs = 1'800'000'000'000'000'000ULL;
+    uint16_t noticePort = 0;  // what the daemon opened (0: none)
+    DatagramHandler noticeHandler;
     fakes::FakeKernel* kernel = nullptr;
     fakes::FakeTc* tc = nullptr;
     std::unique_ptr<Daemon> daemon;

@@ -56,9 +56,8 @@ Key randomKey() {
     return key;
 }
 
-Key receiverKey(const Key& planeKey, std::string_view receiver) {
-    std::string label = "twinrail-fnn receiver ";
-    label.append(receiver);
+Key receiverKey(const Key& planeKey, const IpAddr& receiver) {
+    const std::string label = "twinrail-fnn receiver " + receiver.str();
     Key out{};
     unsigned int len = 0;
     if (HMAC(EVP_sha256(), planeKey.data(), static_cast<int>(planeKey.size()),

@@ -1,9 +1,9 @@
 // The keys of fast network notifications. Each plane has one fabric key, which the
 // planner provisions to that plane's switches only. A notice to a switch carries an
 // HMAC-SHA256 under the plane key itself. A notice to a server carries one under that
-// server's receiver key, HMAC-SHA256(plane key, "twinrail-fnn receiver " + server name),
-// which is all the server is given: with it a server can check notices meant for it, and
-// forge nothing a switch or another server would accept.
+// server's receiver key, HMAC-SHA256(plane key, "twinrail-fnn receiver " + the address it
+// receives on, as text), which is all the server is given: with it a server can check notices meant
+// for it, and forge nothing a switch or another server would accept.
 #pragma once
 
 #include <array>
@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "twinrail/common/ip.h"
 
 namespace twinrail::fnn {
 
@@ -37,7 +39,7 @@ std::optional<Key> parseKeyHex(std::string_view text);
 std::string keyHex(const Key& key);
 // A fresh random key (the kernel's getrandom); throws std::runtime_error without entropy.
 Key randomKey();
-// A receiver's key under `planeKey`. `receiver` is the server's name in the plan.
-Key receiverKey(const Key& planeKey, std::string_view receiver);
+// The key of the receiver at `receiver` (a NIC's address) under `planeKey`.
+Key receiverKey(const Key& planeKey, const IpAddr& receiver);
 
 }  // namespace twinrail::fnn
