@@ -75,6 +75,17 @@ json render(const hr::Config& c) {
     }
     for (const auto& [ip, t] : c.unfreeze)
         doc["HOSTROUTED_UNFREEZE"][ip.str()] = {{"requested", std::to_string(t)}};
+    const auto& n = c.notices;
+    if (n != hr::NoticeConfig{}) {
+        json row = {{"port", std::to_string(n.port)}};
+        if (n.plane != 0) row["plane"] = std::to_string(n.plane);
+        if (n.key) row["key"] = twinrail::fnn::keyHex(*n.key);
+        if (n.source) row["source"] = n.source->str();
+        std::string leaves;
+        for (const auto& l : n.leaves) leaves += (leaves.empty() ? "" : ",") + l.str();
+        if (!leaves.empty()) row["leaves"] = leaves;
+        doc["HOSTROUTED_NOTICE"]["global"] = row;
+    }
     return doc;
 }
 

@@ -309,6 +309,9 @@ std::variant<Config, ConfigError> parseConfig(const json& configDb) {
     if (auto it = configDb.find("HOSTROUTED_UNFREEZE"); it != configDb.end()) {
         if (auto err = parseUnfreeze(*it, cfg.unfreeze)) return *err;
     }
+    if (auto it = configDb.find("HOSTROUTED_NOTICE"); it != configDb.end()) {
+        if (auto err = parseNoticeConfig(*it, cfg.notices)) return *err;
+    }
     return cfg;
 }
 
@@ -326,6 +329,10 @@ std::variant<std::monostate, ConfigError> checkRuntimeChange(const Config& runni
         running.evpnDetourPriority != next.evpnDetourPriority) {
         return ConfigError{"HOSTROUTED|global field evpn_mh",
                            "EVPN-MH settings cannot change while running; restart hostrouted"};
+    }
+    if (running.notices != next.notices) {
+        return ConfigError{"HOSTROUTED_NOTICE|global",
+                           "fast notice settings cannot change while running; restart hostrouted"};
     }
     if (running.platform != next.platform) {
         return ConfigError{"HOSTROUTED|global field platform",

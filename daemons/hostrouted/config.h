@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "binding_config.h"
+#include "notice_config.h"
 #include "twinrail/common/ip.h"
 #include "twinrail/service/config_fields.h"
 
@@ -81,6 +82,8 @@ struct Config {
     // (none: the hold is off), and how long a partial set keeps the host ports down.
     std::vector<IpPrefix> fabricPrefixes;
     std::chrono::seconds holdMax{60};
+    // Fast notices (notice_config.h): a host port's loss told at once, beside BGP.
+    NoticeConfig notices;
 
     bool managesInterface(const std::string& ifname) const;
     bool operator==(const Config&) const = default;

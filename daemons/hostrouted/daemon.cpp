@@ -132,6 +132,7 @@ void Daemon::start() {
                 after.added - before.added, " added, ", registry_.installedCount(),
                 " installed now");
     startStateDb();
+    startNotices();
     checkFrr();
     if (options_.checkFrr) {
         frr_.watchRestarts([this](const std::string& daemon) { onFrrRestart(daemon); });
@@ -234,6 +235,7 @@ void Daemon::onLink(const netlink::LinkState& link, bool removed) {
     if (evpn_ && !port.managed && operBefore != link.operUp) evpn_->portsChanged();
     if (wasUp && !isUp) {
         log::info("port ", link.name, " down: withdrawing its host routes");
+        noticePortLost(link.ifindex);  // first: the notice goes out before any route work
         registry_.portDown(link.ifindex, Clock::now());
     } else if (!wasUp && isUp) {
         requestSnapshot("port " + link.name + " up");

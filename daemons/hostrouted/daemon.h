@@ -18,6 +18,7 @@
 #include "config.h"
 #include "edges.h"
 #include "evpn_mh.h"
+#include "fast_notifier.h"
 #include "foreign_hosts.h"
 #include "host_registry.h"
 #include "import_auditor.h"
@@ -138,6 +139,10 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::optional<redis::Fields> hostRowFor(const std::string& key) const;
     std::vector<std::string> allHostKeys() const;
     void startEvpn();
+    // Fast notices (daemon_notices.cpp): with HOSTROUTED_NOTICE's port.
+    void startNotices();
+    void noticePortLost(int ifindex);
+    std::vector<IpAddr> noticeReceivers(int exceptIfindex) const;
     // For the EVPN module (evpn_mh.h): its claims pass the same trust checks as others.
     std::optional<std::string> esTrustRefusal(const IpAddr& ip, int svi,
                                               const std::optional<MacAddr>& mac, Source source,
@@ -169,9 +174,11 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<redis::StateTable> claimTable_;
     std::unique_ptr<netlink::PolicyWriter> policyWriter_;  // with uplink pins only
     std::unique_ptr<UplinkPinner> pinner_;
-    std::unique_ptr<AclPinner> aclPinner_;  // platform sonic with uplink pins
-    std::unique_ptr<PortHolder> holder_;    // with fabric_prefixes only
-    std::unique_ptr<EvpnMh> evpn_;          // with evpn_mh only
+    std::unique_ptr<AclPinner> aclPinner_;             // platform sonic with uplink pins
+    std::unique_ptr<PortHolder> holder_;               // with fabric_prefixes only
+    std::unique_ptr<EvpnMh> evpn_;                     // with evpn_mh only
+    std::unique_ptr<fnn::NoticeSocket> noticeSocket_;  // with HOSTROUTED_NOTICE's port
+    std::unique_ptr<FastNotifier> notifier_;
     BridgeFdb fdb_;
     // Each member's VLANs, as the kernel last listed them (no entry: never listed, as on a
     // VLAN-unaware bridge, where any VLAN counts).

@@ -139,6 +139,10 @@ void Daemon::publishStats() {
     row.emplace_back("sonic_settings", sonicSettingsSummary());
     if (networkTable_)
         row.emplace_back("network_table_errors", std::to_string(networkTable_->errors()));
+    if (notifier_) {
+        for (auto& field : noticeStatsFields(notifier_->counters(), notifier_->guardCounters()))
+            row.push_back(std::move(field));
+    }
     std::vector<std::string> args{"HSET",
                                   std::string(kStatsTable) + options_.stateDbSeparator + "global"};
     for (auto& [field, value] : row) {

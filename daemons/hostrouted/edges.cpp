@@ -35,6 +35,10 @@ Edges realEdges(boost::asio::io_context& io, const RealEdgeOptions& options) {
     e.routeFeed = [&io](std::set<uint32_t> tables, netlink::RouteFeed::OnChange onChange) {
         return std::make_unique<netlink::RouteWatch>(io, std::move(tables), std::move(onChange));
     };
+    e.notices = [&io](std::optional<IpAddr> bind, uint16_t port, fnn::DatagramHandler handler) {
+        return std::make_unique<fnn::UdpNoticeSocket>(io, bind, port, std::move(handler));
+    };
+    e.wallNs = fnn::wallClockNs;
     return e;
 }
 

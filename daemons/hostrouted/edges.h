@@ -13,6 +13,7 @@
 #include "acl_pinner.h"
 #include "prober.h"
 #include "twinrail/common/command_runner.h"
+#include "twinrail/fnn/udp_socket.h"
 #include "twinrail/frr/access.h"
 #include "twinrail/frr/channel.h"
 #include "twinrail/netlink/monitor.h"
@@ -66,6 +67,10 @@ struct Edges {
     std::unique_ptr<LinkControl> links;
     // Where the per-port kernel settings (proxy_arp, proxy_ndp, proxy_delay) live.
     std::string sysctlRoot = "/proc/sys";
+    // Fast notices' socket (bound to the leaf's loopback) and the wall clock their send
+    // times come from. Null: notices are not sent, whatever the config says.
+    fnn::NoticeSocketFactory notices;
+    std::function<uint64_t()> wallNs;
 };
 
 struct RealEdgeOptions {

@@ -69,6 +69,6 @@ int main(int argc, char** argv) {
         {"hostrouted",
          "Turns live hosts on host-facing ports into /32 and /128 routes that FRR advertises.",
          {"HOSTROUTED", "HOSTROUTED_INTERFACE", "UPLINK_PIN", "HOSTROUTED_BINDING",
-          "HOSTROUTED_UNFREEZE"}},
+          "HOSTROUTED_UNFREEZE", "HOSTROUTED_NOTICE"}},
         argc, argv, hooks);
 }

@@ -91,7 +91,7 @@ void Daemon::startNotices() {
     if (!edges_.notices || !edges_.wallNs)
         throw std::invalid_argument("planesteer: notice_port without a notice socket or clock");
     intake_ = std::make_unique<NoticeIntake>(cfg_);
-    notices_ = edges_.notices(cfg_.noticePort, [this](const Datagram& d) {
+    notices_ = edges_.notices(std::nullopt, cfg_.noticePort, [this](const fnn::Datagram& d) {
         guarded("fast notice", [&] { onNotice(d); });
     });
     log::notice("fast notices on UDP port ", cfg_.noticePort, " from ", cfg_.noticeSenders.size(),
@@ -100,7 +100,7 @@ void Daemon::startNotices() {
 
 // An admitted loss: the bond's peers it names are silent on that plane from now on, until
 // the plane answers again; the pins follow at once, not at the next probe round.
-void Daemon::onNotice(const Datagram& d) {
+void Daemon::onNotice(const fnn::Datagram& d) {
     std::map<std::string, IpAddr> addresses;
     for (const auto& b : bonds_)
         if (b->address) addresses.emplace(b->name, b->address->addr);

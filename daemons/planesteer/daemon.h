@@ -104,7 +104,7 @@ class Daemon final : public netlink::NetlinkObserver {
     void setLimits(Bond& b);
     void logCounters();
     void startNotices();
-    void onNotice(const Datagram& d);
+    void onNotice(const fnn::Datagram& d);
     Bond* bondOf(int ifindex);
 
     Config cfg_;
@@ -112,7 +112,7 @@ class Daemon final : public netlink::NetlinkObserver {
     std::vector<std::unique_ptr<Bond>> bonds_;
     std::unique_ptr<netlink::KernelEvents> kernel_;
     std::unique_ptr<NoticeIntake> intake_;  // with notice_port
-    std::unique_ptr<DatagramSource> notices_;
+    std::unique_ptr<fnn::NoticeSocket> notices_;
     uint64_t noticesRefusedAtLastLog_ = 0;
     boost::asio::steady_timer probeTimer_;
     uint64_t rounds_ = 0;

@@ -27,14 +27,10 @@ Edges realEdges(boost::asio::io_context& io) {
                    });
     };
     e.now = [] { return Clock::now(); };
-    e.notices = [&io](uint16_t port, DatagramHandler handler) {
-        return std::make_unique<UdpNoticeSocket>(io, port, std::move(handler));
+    e.notices = [&io](std::optional<IpAddr> bind, uint16_t port, fnn::DatagramHandler handler) {
+        return std::make_unique<fnn::UdpNoticeSocket>(io, bind, port, std::move(handler));
     };
-    e.wallNs = [] {
-        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                         std::chrono::system_clock::now().time_since_epoch())
-                                         .count());
-    };
+    e.wallNs = fnn::wallClockNs;
     return e;
 }
 

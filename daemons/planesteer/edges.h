@@ -8,10 +8,10 @@
 #include <memory>
 
 #include "arp_prober.h"
-#include "notice_socket.h"
 #include "packet_port.h"
 #include "tc_pins.h"
 #include "twinrail/common/command_runner.h"
+#include "twinrail/fnn/udp_socket.h"
 #include "twinrail/netlink/monitor.h"
 
 namespace twinrail::planesteer {
@@ -28,10 +28,10 @@ struct Edges {
     // The time the policy, the peer budgets and the answer windows see. Probe rounds are
     // paced by the loop's own timer.
     Now now;
-    // Fast notices from the planes' switches (notice_socket.h), with the config's
-    // notice_port; and the wall clock (ns since the epoch) that their freshness is judged
-    // by. Neither is needed while notices are off.
-    DatagramSourceFactory notices;
+    // Fast notices from the planes' switches (twinrail/fnn/udp_socket.h), on every local
+    // address at the config's notice_port; and the wall clock (ns since the epoch) that
+    // their freshness is judged by. Neither is needed while notices are off.
+    fnn::NoticeSocketFactory notices;
     std::function<uint64_t()> wallNs;
 };
 

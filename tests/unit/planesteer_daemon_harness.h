@@ -82,6 +82,11 @@ class Loop {
     boost::asio::io_context& io_;
 };
 
+// planesteer only receives notices.
+struct NoSend : fnn::NoticeSocket {
+    bool send(const IpAddr&, uint16_t, std::span<const uint8_t>) override { return false; }
+};
+
 class PlanesteerDaemon : public ::testing::Test {
   protected:
     PlanesteerDaemon() {
@@ -114,10 +119,10 @@ class PlanesteerDaemon : public ::testing::Test {
         e.tc = std::move(fakeTc);
         e.now = [this] { return now; };
         // Fast notices: the test hands datagrams to the daemon's handler itself.
-        e.notices = [this](uint16_t port, DatagramHandler handler) {
+        e.notices = [this](std::optional<IpAddr>, uint16_t port, fnn::DatagramHandler handler) {
             noticePort = port;
             noticeHandler = std::move(handler);
-            return std::make_unique<DatagramSource>();
+            return std::make_unique<NoSend>();
         };
         e.wallNs = [this] { return wallNs; };
         daemon = std::make_unique<Daemon>(io, cfg, std::move(e));
@@ -147,7 +152,7 @@ class PlanesteerDaemon : public ::testing::Test {
     Clock::time_point now = Clock::time_point(1h);
     uint64_t wallNs = 1'800'000'000'000'000'000ULL;
     uint16_t noticePort = 0;  // what the daemon opened (0: none)
-    DatagramHandler noticeHandler;
+    fnn::DatagramHandler noticeHandler;
     fakes::FakeKernel* kernel = nullptr;
     fakes::FakeTc* tc = nullptr;
     std::unique_ptr<Daemon> daemon;

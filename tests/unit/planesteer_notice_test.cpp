@@ -145,7 +145,7 @@ class PlanesteerNotices : public PlanesteerDaemon {
     }
     void deliver(const std::vector<uint8_t>& bytes, const IpAddr& from) {
         ASSERT_TRUE(noticeHandler);
-        noticeHandler(Datagram{bytes, from, kBondAddr});
+        noticeHandler(fnn::Datagram{bytes, from, kBondAddr});
         loop.settle();
     }
 };

@@ -1,16 +1,17 @@
-#include "notice_socket.h"
+#include "twinrail/fnn/udp_socket.h"
 
 #include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
 #include "twinrail/common/log.h"
 
-namespace twinrail::planesteer {
+namespace twinrail::fnn {
 
 namespace {
 // More than the largest notice (1,232 bytes): a longer datagram arrives truncated and the
@@ -21,13 +22,19 @@ constexpr int kBurst = 64;
 constexpr int kReceiveBuffer = 4 << 20;
 }  // namespace
 
-UdpNoticeSocket::UdpNoticeSocket(boost::asio::io_context& io, uint16_t port,
-                                 DatagramHandler handler)
+UdpNoticeSocket::UdpNoticeSocket(boost::asio::io_context& io, std::optional<IpAddr> bind,
+                                 uint16_t port, DatagramHandler handler)
     : socket_(io), handler_(std::move(handler)) {
     namespace ip = boost::asio::ip;
+    if (bind && !bind->isV4()) throw std::runtime_error("fast notices: IPv4 only for now");
+    ip::address_v4 local = ip::address_v4::any();
+    if (bind) {
+        local = ip::address_v4(ip::address_v4::bytes_type{bind->data()[0], bind->data()[1],
+                                                          bind->data()[2], bind->data()[3]});
+    }
     boost::system::error_code ec;
     socket_.open(ip::udp::v4(), ec);
-    if (!ec) socket_.bind(ip::udp::endpoint(ip::address_v4::any(), port), ec);
+    if (!ec) socket_.bind(ip::udp::endpoint(local, port), ec);
     if (ec) {
         throw std::runtime_error("fast notices: UDP port " + std::to_string(port) + ": " +
                                  ec.message());
@@ -47,6 +54,28 @@ UdpNoticeSocket::UdpNoticeSocket(boost::asio::io_context& io, uint16_t port,
 UdpNoticeSocket::~UdpNoticeSocket() {
     boost::system::error_code ec;
     socket_.close(ec);
+}
+
+uint64_t wallClockNs() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+}
+
+bool UdpNoticeSocket::send(const IpAddr& to, uint16_t port, std::span<const uint8_t> bytes) {
+    if (!to.isV4()) {
+        ++sendErrors_;
+        return false;
+    }
+    sockaddr_in dst{};
+    dst.sin_family = AF_INET;
+    dst.sin_port = htons(port);
+    std::memcpy(&dst.sin_addr, to.data(), 4);
+    ssize_t n = ::sendto(socket_.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT,
+                         reinterpret_cast<const sockaddr*>(&dst), sizeof dst);
+    if (n == static_cast<ssize_t>(bytes.size())) return true;
+    ++sendErrors_;
+    return false;
 }
 
 void UdpNoticeSocket::arm() {
@@ -91,4 +120,4 @@ void UdpNoticeSocket::drain() {
     }
 }
 
-}  // namespace twinrail::planesteer
+}  // namespace twinrail::fnn
