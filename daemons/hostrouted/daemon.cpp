@@ -360,10 +360,12 @@ void Daemon::onBurstEnd() {
 
 void Daemon::installRoute(const IpAddr& ip, int ifindex) {
     routes_.submit(netlink::RouteOp::Replace, routeFor(ip, ifindex));
+    if (notifier_) portHosts_.routed(ip, ifindex);
 }
 
 void Daemon::removeRoute(const IpAddr& ip, int ifindex) {
     routes_.submit(netlink::RouteOp::Remove, routeFor(ip, ifindex));
+    if (notifier_) portHosts_.withdrawn(ip, ifindex, Clock::now());
 }
 
 void Daemon::sendProbe(const HostRecord& host) {

@@ -179,6 +179,7 @@ class Daemon final : public netlink::NetlinkObserver, public RegistryActions {
     std::unique_ptr<EvpnMh> evpn_;                     // with evpn_mh only
     std::unique_ptr<fnn::NoticeSocket> noticeSocket_;  // with HOSTROUTED_NOTICE's port
     std::unique_ptr<FastNotifier> notifier_;
+    PortHosts portHosts_;  // with notices: what each port had routed
     BridgeFdb fdb_;
     // Each member's VLANs, as the kernel last listed them (no entry: never listed, as on a
     // VLAN-unaware bridge, where any VLAN counts).

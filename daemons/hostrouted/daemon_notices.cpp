@@ -20,6 +20,10 @@ void Daemon::startNotices() {
         }
     });
     notifier_ = std::make_unique<FastNotifier>(n, *noticeSocket_, edges_.wallNs);
+    // The routes found at start (adopted) are routed hosts too.
+    registry_.forEach([this](const HostRecord& rec) {
+        if (rec.kernelIfindex != 0) portHosts_.routed(rec.ip, rec.kernelIfindex);
+    });
     log::notice("fast notices: plane ", int{n.plane}, " from ", n.source->str(), ":", n.port, ", ",
                 n.leaves.size(), " other leaves");
 }
@@ -37,11 +41,11 @@ std::vector<IpAddr> Daemon::noticeReceivers(int exceptIfindex) const {
 
 void Daemon::noticePortLost(int ifindex) {
     if (!notifier_) return;
-    std::vector<IpAddr> lost;
-    registry_.forEach([&lost, ifindex](const HostRecord& rec) {
-        if (rec.ifindex == ifindex && rec.kernelIfindex != 0) lost.push_back(rec.ip);
-    });
-    notifier_->portLost(lost, noticeReceivers(ifindex));
+    // The hosts routed there now, and those withdrawn just before: the kernel flushes a
+    // port's neighbors as it loses carrier, sometimes ahead of the link event.
+    constexpr auto kJustBefore = std::chrono::milliseconds(1000);
+    notifier_->portLost(portHosts_.lostWith(ifindex, Clock::now(), kJustBefore),
+                        noticeReceivers(ifindex));
 }
 
 }  // namespace twinrail::hostrouted

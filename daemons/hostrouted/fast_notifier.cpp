@@ -23,6 +23,33 @@ IpPrefix hostPrefix(const IpAddr& ip) {
 
 }  // namespace
 
+void PortHosts::routed(const IpAddr& ip, int ifindex) {
+    byPort_[ifindex][ip].reset();
+}
+
+void PortHosts::withdrawn(const IpAddr& ip, int ifindex, Time now) {
+    auto port = byPort_.find(ifindex);
+    if (port == byPort_.end()) return;
+    auto host = port->second.find(ip);
+    if (host != port->second.end()) host->second = now;
+}
+
+std::vector<IpAddr> PortHosts::lostWith(int ifindex, Time now, std::chrono::milliseconds window) {
+    std::vector<IpAddr> out;
+    auto port = byPort_.find(ifindex);
+    if (port == byPort_.end()) return out;
+    for (auto it = port->second.begin(); it != port->second.end();) {
+        const auto& gone = it->second;
+        if (gone && now - *gone > window) {
+            it = port->second.erase(it);  // long gone: forgotten
+            continue;
+        }
+        out.push_back(it->first);
+        ++it;
+    }
+    return out;
+}
+
 FastNotifier::FastNotifier(NoticeConfig config, fnn::NoticeSocket& socket,
                            std::function<uint64_t()> wallNs)
     : cfg_(std::move(config)),

@@ -6,8 +6,11 @@
 // is dropped and counted.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "notice_config.h"
@@ -22,6 +25,21 @@ struct NotifierCounters {
     uint64_t sent = 0;        // datagrams the kernel took
     uint64_t sendFailed = 0;  // ... and did not
     uint64_t relayed = 0;     // other leaves' notices passed on
+};
+
+// Which hosts each port had routed, remembered a moment past their withdrawal: when a
+// port loses carrier the kernel flushes its neighbors, and their withdrawal may reach
+// hostrouted just before the link event that says the port is down.
+class PortHosts {
+  public:
+    using Time = std::chrono::steady_clock::time_point;
+    void routed(const IpAddr& ip, int ifindex);
+    void withdrawn(const IpAddr& ip, int ifindex, Time now);
+    // The hosts routed on `ifindex` now or withdrawn within `window` before `now`.
+    std::vector<IpAddr> lostWith(int ifindex, Time now, std::chrono::milliseconds window);
+
+  private:
+    std::map<int, std::map<IpAddr, std::optional<Time>>> byPort_;
 };
 
 class FastNotifier {

@@ -6,12 +6,15 @@
 // plane, both leaves keep every host for 10 holdtimes, a NIC port fails under traffic, and
 // twinrail verify finds a swapped cable.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <regex>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -231,6 +234,12 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
     // from the same rail (ARP probes, answered by the leaves' proxy ARP) and from another
     // rail (echo probes through the gateway, the peer learned from sampled traffic).
     lab::startPlaneSteers(name_, plan, PLANESTEER_BIN);
+    auto counter = [&stat](const char* leaf, const char* field) {
+        auto v = stat(leaf, field);
+        return v.empty() ? -1L : std::stol(v);
+    };
+    const long eventsBefore = counter("p1-leaf1", "notice_events");
+    const long relayedBefore = counter("p1-leaf2", "notice_relayed");
     auto steered = lab::measureDuring(
         name_, binaries(), {{"srv2-nic1", "srv1-nic1"}, {"srv1-nic2", "srv1-nic1"}},
         [this] { lab::failNode(name_, "srv1-nic1:port1"); }, 6);
@@ -239,6 +248,27 @@ TEST_F(LabSmoke, BondedNicsThroughBothPlanesNoFlapPortFailVerifyDown) {
         ASSERT_FALSE(r.contains("error")) << r.dump();
         EXPECT_EQ(r["flows_not_recovered"], 0) << "planesteer did not move the peer: " << r.dump();
     }
+    // Fast notices (issue 34): p1-leaf1 told srv2-nic1 (a server on it) at once, and
+    // p1-leaf2 passed it on to srv1-nic2; each planesteer moved srv1-nic1 off plane 1 on
+    // that notice, before any of its probes could miss.
+    for (const char* nic : {"srv2-nic1", "srv1-nic2"}) {
+        auto log =
+            lab::run({"cat", lab::PlanLab::stateDir(name_) + "/" + nic + "/planesteer.log"}).out;
+        std::regex moved(
+            "host-port-down from 10\\.254\\.0\\.[12] plane 1 .*subjects "
+            "10\\.128\\.0\\.2/32: [1-9][0-9]* peer\\(s\\) off port1");
+        EXPECT_TRUE(std::regex_search(log, moved)) << nic << " moved nobody on a notice:\n" << log;
+    }
+    // Once each (STATE_DB's stats row is rewritten every few seconds).
+    EXPECT_TRUE(lab::waitUntil(
+        [&] {
+            return counter("p1-leaf1", "notice_events") == eventsBefore + 1 &&
+                   counter("p1-leaf2", "notice_relayed") == relayedBefore + 1;
+        },
+        15s, 500ms))
+        << "p1-leaf1 notice_events " << eventsBefore << " -> "
+        << counter("p1-leaf1", "notice_events") << ", p1-leaf2 notice_relayed " << relayedBefore
+        << " -> " << counter("p1-leaf2", "notice_relayed");
     lab::restoreNode(name_, binaries(), "srv1-nic1:port1");
     EXPECT_TRUE(lab::waitUntil([this] { return lab::labStatus(name_)["healthy"].get<bool>(); }, 30s,
                                500ms));

@@ -176,5 +176,22 @@ TEST_F(Notifier, AnotherLeafsNoticeIsPassedOnOnceAndAForgeryNever) {
     EXPECT_EQ(fields.back(), (std::pair<std::string, std::string>{"notice_refused", "2"}));
 }
 
+// The kernel flushes a port's neighbors as it loses carrier, and those withdrawals may
+// reach hostrouted before the link event: the hosts withdrawn just before still count.
+TEST(PortHostsTest, APortLosesWhatItRoutedAndWhatItWithdrewJustBefore) {
+    PortHosts hosts;
+    const auto t = PortHosts::Time{} + 100s;
+    hosts.routed(kServerA, 11);
+    hosts.routed(kServerB, 11);
+    hosts.routed(*IpAddr::parse("10.128.0.4"), 12);
+    hosts.withdrawn(kServerB, 11, t);
+    hosts.withdrawn(kServerA, 12, t);  // not where it is: nothing
+    EXPECT_EQ(hosts.lostWith(11, t + 500ms, 1000ms), (std::vector<IpAddr>{kServerA, kServerB}));
+    EXPECT_EQ(hosts.lostWith(11, t + 1500ms, 1000ms), (std::vector<IpAddr>{kServerA}));
+    hosts.routed(kServerB, 11);  // back: routed again
+    EXPECT_EQ(hosts.lostWith(11, t + 5s, 1000ms), (std::vector<IpAddr>{kServerA, kServerB}));
+    EXPECT_TRUE(hosts.lostWith(13, t, 1000ms).empty());
+}
+
 }  // namespace
 }  // namespace twinrail::hostrouted

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab_notices.h"
 #include "twinrail/ars/config.h"
 #include "twinrail/lab/frr_container.h"
 #include "twinrail/lab/notify_listener.h"
@@ -174,9 +175,11 @@ void startDaemon(const std::string& lab, const LabBinaries& bins, const std::str
 namespace {
 
 // The planner's config for the server, renamed to the lab NIC's own bond and ports.
-std::string labPlaneSteerConfig(const plan::Plan& p, const plan::Server& srv,
-                                const plan::Nic& nic) {
+std::string labPlaneSteerConfig(const std::string& lab, const plan::Plan& p,
+                                const plan::Server& srv, const plan::Nic& nic) {
     auto j = nlohmann::json::parse(plan::planesteerConfig(p, srv));
+    if (auto keys = labNoticeKeys(PlanLab::stateDir(lab)))
+        plan::addPlanesteerNotices(j, p, srv, *keys);
     auto bond = j["PLANESTEER_BOND"][plan::bondName(nic)];
     bond["ports"] = "port1,port2";
     j["PLANESTEER_BOND"] = {{"bond0", bond}};
@@ -188,6 +191,7 @@ void startPlaneSteer(const std::string& lab, const std::string& node, const std:
     std::string d = PlanLab::stateDir(lab) + "/" + node;
     fs::create_directories(d);
     std::ofstream(d + "/planesteer.json") << config;
+    if (config.find("notice_keys") != std::string::npos) restrictToDaemons(d + "/planesteer.json");
     NotifyListener ready(d + "/planesteer.notify");
     std::string pidFile = d + "/planesteer.pid";
     std::string log = d + "/planesteer.log";
@@ -203,8 +207,10 @@ void startPlaneSteer(const std::string& lab, const std::string& node, const std:
 void startPlaneSteers(const std::string& lab, const plan::Plan& p, const std::string& bin) {
     if (p.request.attach == plan::Attach::Routed) return;  // BGP steers routed NICs
     for (const auto& srv : p.servers) {
-        for (const auto& nic : srv.nics)
-            startPlaneSteer(lab, PlanLab::nicNode(srv, nic), bin, labPlaneSteerConfig(p, srv, nic));
+        for (const auto& nic : srv.nics) {
+            startPlaneSteer(lab, PlanLab::nicNode(srv, nic), bin,
+                            labPlaneSteerConfig(lab, p, srv, nic));
+        }
     }
 }
 

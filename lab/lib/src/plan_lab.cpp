@@ -1,5 +1,7 @@
 #include "twinrail/lab/plan_lab.h"
 
+#include "lab_notices.h"
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -92,6 +94,9 @@ void PlanLab::up(bool keepOnFailure) {
         fs::create_directories(dir_);
         std::ofstream(dir_ + "/plan.json") << plan::toJson(plan_).dump(1) << "\n";
         if (sonic_) std::ofstream(dir_ + "/sonic.json") << sonicRecord_.dump(1) << "\n";
+        // Fast notices where both ends exist: bonded NICs (planesteer) on Linux leaves.
+        if (r().attach == plan::Attach::Bond && !sonic_)
+            writeLabNoticeKeys(dir_, plan::freshNoticeKeys(plan_));
         buildNamespaces();
         if (!waitUntil([this] { return converged(); }, 120s, 500ms)) {
             throw std::runtime_error(
@@ -307,7 +312,11 @@ void PlanLab::startSwitch(const plan::Switch& sw) {
         db["HOSTROUTED"]["global"]["keepalive"] = "1";
         db["HOSTROUTED"]["global"]["holdtime"] = "3";
     }
+    if (auto keys = labNoticeKeys(dir_); keys && !sw.spine)
+        db["HOSTROUTED_NOTICE"] = plan::leafNoticeTable(plan_, sw, *keys);
     std::ofstream(dir_ + "/" + sw.name + "/config_db.json") << db.dump(2) << "\n";
+    if (db.contains("HOSTROUTED_NOTICE"))
+        restrictToDaemons(dir_ + "/" + sw.name + "/config_db.json");
     startService(name_, bins_, sw.name, Service::Redis);
     if (!sw.spine) startService(name_, bins_, sw.name, Service::Hostrouted);
     startService(name_, bins_, sw.name, Service::Pathqd);
