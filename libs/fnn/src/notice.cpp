@@ -9,15 +9,18 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "wire_layout.h"
+
 namespace twinrail::fnn {
 
 namespace {
 
 constexpr std::array<uint8_t, 4> kMagic{'T', 'R', 'F', 'N'};
-constexpr size_t kSenderAt = 32;
-constexpr size_t kPeerAt = 48;
-constexpr uint8_t kFamily4 = 4;
-constexpr uint8_t kFamily6 = 6;
+using wire::kFamily4;
+using wire::kFamily6;
+using wire::kPeerAt;
+using wire::kSenderAt;
+using wire::linkEvent;
 
 void put16(std::vector<uint8_t>& out, size_t at, uint16_t v) {
     out[at] = static_cast<uint8_t>(v >> 8);
@@ -26,17 +29,12 @@ void put16(std::vector<uint8_t>& out, size_t at, uint16_t v) {
 void put64(std::vector<uint8_t>& out, size_t at, uint64_t v) {
     for (size_t i = 0; i < 8; ++i) out[at + i] = static_cast<uint8_t>(v >> (56 - 8 * i));
 }
-bool linkEvent(Event e) {
-    return e == Event::UplinkDown || e == Event::UplinkDegraded || e == Event::UplinkUp;
-}
-
 uint8_t familyByte(const IpAddr& a) {
     return a.isV4() ? kFamily4 : a.isV6() ? kFamily6 : 0;
 }
 
 bool mappedV4(const IpAddr& a) {
-    static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    return a.isV6() && std::memcmp(a.data(), kMapped, sizeof kMapped) == 0;
+    return a.isV6() && wire::v4Mapped(a.data());
 }
 
 // The one spelling the parser takes: no IPv4-mapped IPv6, nothing unspecified or multicast.
@@ -45,9 +43,7 @@ bool sendableAddress(const IpAddr& a) {
 }
 
 bool hostBitsClear(const IpPrefix& p) {
-    for (int bit = p.length; bit < p.addr.maxPrefixLen(); ++bit)
-        if ((p.addr.data()[bit / 8] >> (7 - bit % 8) & 1) != 0) return false;
-    return true;
+    return wire::hostBitsClear(p.addr.data(), p.length, p.addr.maxPrefixLen());
 }
 
 std::array<uint8_t, 32> hmac(const Key& key, std::span<const uint8_t> data) {

@@ -5,15 +5,19 @@
 #include <cstring>
 
 #include "twinrail/fnn/notice.h"
+#include "wire_layout.h"
 
 namespace twinrail::fnn {
 
 namespace {
 
-constexpr size_t kSenderAt = 32;
-constexpr size_t kPeerAt = 48;
-constexpr uint8_t kFamily4 = 4;
-constexpr uint8_t kFamily6 = 6;
+using wire::hostBitsClear;
+using wire::kFamily4;
+using wire::kFamily6;
+using wire::kPeerAt;
+using wire::kSenderAt;
+using wire::linkEvent;
+using wire::v4Mapped;
 
 uint16_t get16(std::span<const uint8_t> in, size_t at) {
     return static_cast<uint16_t>(in[at] << 8 | in[at + 1]);
@@ -24,16 +28,8 @@ uint64_t get64(std::span<const uint8_t> in, size_t at) {
     return v;
 }
 
-bool linkEvent(Event e) {
-    return e == Event::UplinkDown || e == Event::UplinkDegraded || e == Event::UplinkUp;
-}
 bool namesSubjects(Event e) {
     return !linkEvent(e);
-}
-
-bool v4Mapped(const uint8_t* b) {
-    static constexpr uint8_t kPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    return std::memcmp(b, kPrefix, sizeof kPrefix) == 0;
 }
 
 // An address field: 16 bytes, an IPv4 address in the first 4 and zeros after. One form
@@ -52,12 +48,6 @@ std::optional<std::string> readAddress(const uint8_t* b, uint8_t family, IpAddr&
     }
     if (out.isUnspecified() || out.isMulticast()) return "an unspecified or multicast address";
     return std::nullopt;
-}
-
-bool hostBitsClear(const uint8_t* b, int length, int maxLength) {
-    for (int bit = length; bit < maxLength; ++bit)
-        if ((b[bit / 8] >> (7 - bit % 8) & 1) != 0) return false;
-    return true;
 }
 
 std::variant<Parsed, ParseError> fail(size_t offset, std::string what) {
